@@ -1,0 +1,1 @@
+"""Speed measurements: each times a baseline beside our kernels in the same run."""

@@ -1,0 +1,5 @@
+"""The games: rules as Numba kernels, OpenSpiel wrappers, shared card and dice encodings.
+
+Importing ``envs`` registers every game of the toolkit with ``pyspiel``. Worker
+processes (local pool, Ray) must import it before loading a game by name.
+"""

@@ -1,0 +1,56 @@
+"""The ``gamut`` command-line entry point.
+
+``gamut --help`` lists the subcommands; each has its own ``--help``. Bad input
+(an unknown flag, a malformed game string, an illegal option value) prints a
+message naming what was wrong and exits with status 2 without doing any work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from importlib.metadata import version
+
+from experiments.commands import COMMAND_MODULES
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="gamut",
+        description=(
+            "Game AI toolkit for Poke, poker dice, Palace Poker and Poker Squares: "
+            "play, solve, benchmark and reproduce every experiment."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"gamut {version('gamut')}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the process exit status."""
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    # Report an unknown flag before a missing subcommand: it is the likelier mistake.
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command is None:
+        parser.error("a COMMAND is required; see 'gamut --help' for the list")
+    try:
+        status = args.handler(args)
+    except ValueError as err:
+        # Library code raises ValueError for bad user input; show it without a traceback.
+        print(f"gamut {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"gamut {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return 0 if status is None else int(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

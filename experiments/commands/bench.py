@@ -1,0 +1,55 @@
+"""``gamut bench <name>``: run one speed benchmark from ``benchmarks/``.
+
+Each benchmark module defines ``DESCRIPTION``, ``add_arguments(parser)`` and
+``run(args) -> dict``; the dict is printed (and written as one JSON line under
+``results/benchmarks/<name>.jsonl``) by this command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+from experiments.cli_output import add_json_flag, emit_result
+
+# name -> module; modules are imported only when their benchmark runs.
+BENCHMARKS = {
+}
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "bench",
+        help="speed benchmarks: ours beside the baseline, in one run",
+        description=__doc__.split("\n\n")[0],
+    )
+    names = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
+    for name, module_name in BENCHMARKS.items():
+        sub = names.add_parser(name, help=f"see 'gamut bench {name} --help'")
+        sub.set_defaults(handler=_run, benchmark_module=module_name)
+        sub.add_argument(
+            "--out",
+            default="results/benchmarks",
+            help="folder for the JSON-lines record (default: %(default)s; '' to skip writing)",
+        )
+        add_json_flag(sub)
+        _lazy_arguments(sub, module_name)
+
+
+def _lazy_arguments(parser: argparse.ArgumentParser, module_name: str) -> None:
+    # Benchmark modules keep heavy imports inside run(), so importing them here is cheap.
+    module = importlib.import_module(module_name)
+    parser.description = module.DESCRIPTION
+    module.add_arguments(parser)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from benchmarks.record import append_record
+
+    module = importlib.import_module(args.benchmark_module)
+    result = module.run(args)
+    if args.out:
+        path = append_record(args.out, args.benchmark, result)
+        print(f"recorded in {path}")
+    emit_result(result, args.json)
+    return 0

@@ -1,0 +1,1 @@
+"""Algorithms over OpenSpiel games, with fast paths that call the games' kernels."""
