@@ -1,0 +1,10 @@
+"""Counterfactual regret minimization for two-player zero-sum games.
+
+- ``extract``: walk a small pyspiel game once into flat arrays (``GameTree``).
+- ``tabular``: CFR, CFR+, DCFR and linear CFR as Numba kernels on those arrays.
+- ``best_response``: exact best response, policy value and exploitability.
+- ``mccfr``: external- and outcome-sampling Monte Carlo CFR for games too big to
+  extract, through the pyspiel API or a game's own walker.
+- ``policy_io``: OpenSpiel ``TabularPolicy`` conversion, saved policies, bots.
+- ``checkpoint``: periodic checkpoints and exact resume of long runs.
+"""
