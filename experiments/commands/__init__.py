@@ -7,5 +7,6 @@ their handlers so that ``gamut --help`` stays instant.
 """
 
 COMMAND_MODULES = (
+    "experiments.commands.run",
     "experiments.commands.bench",
 )

@@ -1,0 +1,131 @@
+"""``gamut run``, ``gamut reproduce`` and ``gamut list``: the experiment runner on the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from experiments.cli_output import add_json_flag, emit_result
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quick", action="store_true", help="use the config's quick profile (minutes, not hours)")
+    parser.add_argument(
+        "--backend", choices=("local", "ray"), default="local",
+        help="local worker processes (default) or Ray",
+    )
+    parser.add_argument(
+        "--address", default=None,
+        help="Ray cluster address to join (ray backend only; default: start a local Ray instance)",
+    )
+    parser.add_argument("--workers", type=_positive_int, default=None, help="parallel workers (default: all cores)")
+    parser.add_argument(
+        "--resume", action="store_true",
+        help="keep the finished trials of an interrupted run with the same config",
+    )
+    parser.add_argument("--out", default="results", help="results root folder (default: %(default)s)")
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    add_json_flag(parser)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+    return value
+
+
+def register(subparsers) -> None:
+    run = subparsers.add_parser(
+        "run", help="run one experiment (resumable)",
+        description="Run one experiment: its trials fan out on the backend and its results go to results/.",
+    )
+    run.add_argument("experiment", help="a name from 'gamut list', or a dotted module path with --config")
+    run.add_argument("--config", default=None, help="config file (default: the experiment's own)")
+    _add_run_options(run)
+    run.set_defaults(handler=_run)
+
+    reproduce = subparsers.add_parser(
+        "reproduce", help="run every experiment, then write results/REPORT.md",
+        description="Run every registered experiment in order and write the summary report.",
+    )
+    _add_run_options(reproduce)
+    reproduce.set_defaults(handler=_reproduce)
+
+    listing = subparsers.add_parser("list", help="list the experiments and whether results exist")
+    listing.add_argument("--out", default="results", help="results root folder (default: %(default)s)")
+    listing.set_defaults(handler=_list)
+
+
+def _run_one(name: str, args: argparse.Namespace, config: str | None = None):
+    from experiments.runner import run_experiment
+
+    summary = run_experiment(
+        name,
+        profile="quick" if args.quick else "full",
+        backend=args.backend,
+        address=args.address,
+        workers=args.workers,
+        resume=args.resume,
+        results_root=args.out,
+        config_path=config,
+        progress=not args.no_progress,
+    )
+    print(
+        f"{summary.experiment}: {summary.trials} trials ({summary.trials_resumed} resumed, "
+        f"{summary.trials_run} run) in {summary.wall_seconds:.1f} s -> {summary.folder}",
+        file=sys.stderr,
+    )
+    return summary
+
+
+def _run(args: argparse.Namespace) -> int:
+    summary = _run_one(args.experiment, args, args.config)
+    emit_result(
+        {
+            "experiment": summary.experiment,
+            "folder": str(summary.folder),
+            "trials": summary.trials,
+            "trials_resumed": summary.trials_resumed,
+            "trials_run": summary.trials_run,
+            "wall_seconds": round(summary.wall_seconds, 3),
+        },
+        args.json,
+    )
+    return 0
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from experiments.experiment import EXPERIMENTS
+    from experiments.report import write_report
+
+    summaries = [_run_one(name, args) for name in EXPERIMENTS]
+    report = write_report(list(EXPERIMENTS), "quick" if args.quick else "full", args.out)
+    emit_result(
+        {
+            "experiments": len(summaries),
+            "trials": sum(s.trials for s in summaries),
+            "wall_seconds": round(sum(s.wall_seconds for s in summaries), 3),
+            "report": str(report),
+        },
+        args.json,
+    )
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from experiments.experiment import EXPERIMENTS, load_experiment
+    from experiments.store import METADATA, results_dir
+
+    for name in EXPERIMENTS:
+        experiment = load_experiment(name)
+        status = [
+            profile for profile in ("full", "quick")
+            if (results_dir(args.out, name, profile) / METADATA).exists()
+        ]
+        done = f"results: {', '.join(status)}" if status else "no results yet"
+        print(f"{name:<24} {experiment.config.description}  [{done}]")
+    return 0
