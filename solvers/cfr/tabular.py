@@ -216,6 +216,7 @@ class TabularCFR:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown tabular algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
         self.tree = tree
+        self.game_string = tree.game_string
         self.algorithm = algorithm
         self.alternating = bool(alternating)
         self.rm_plus, self.discount = _SCHEMES[algorithm]
@@ -240,7 +241,7 @@ class TabularCFR:
     def config(self) -> dict:
         """Settings that a resumed run must share with the run that wrote the checkpoint."""
         return {"algorithm": self.algorithm, "alpha": self.alpha, "beta": self.beta, "gamma": self.gamma,
-                "alternating": self.alternating}
+                "alternating": self.alternating, **self.tree.fingerprint()}
 
     def run(self, iterations: int) -> None:
         """Run ``iterations`` more iterations in place."""

@@ -1,0 +1,186 @@
+"""Tabular policies: OpenSpiel ``TabularPolicy`` conversion, files with metadata, bots.
+
+A ``TabularStrategy`` is a table from information-state key (OpenSpiel's
+``information_state_string`` unless an abstraction says otherwise) to the
+probabilities of that state's legal actions. Flat layout: the actions of key
+``keys[i]`` are ``actions[action_start[i]:action_start[i + 1]]`` with
+probabilities ``probs[...]`` at the same positions, exactly like
+``GameTree.infoset_actions``. Example (Kuhn poker, player 0 holding the jack):
+``keys[0] == "0"``, ``actions[0:2] == [0, 1]`` (pass, bet), ``probs[0:2] ==
+[0.79, 0.21]``.
+
+Files are ``.npz`` archives holding those arrays plus a JSON metadata string
+(game string, algorithm, iterations, exploitability, toolkit version, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+from open_spiel.python import policy as openspiel_policy
+
+from solvers.cfr.extract import GameTree
+
+_FORMAT = "gamut-tabular-strategy-1"
+
+
+@dataclass
+class TabularStrategy:
+    """Action probabilities per information-state key (see the module docstring)."""
+
+    game_string: str
+    keys: tuple
+    action_start: np.ndarray
+    actions: np.ndarray
+    probs: np.ndarray
+    metadata: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.action_start = np.asarray(self.action_start, dtype=np.int64)
+        self.actions = np.asarray(self.actions, dtype=np.int64)
+        self.probs = np.asarray(self.probs, dtype=np.float64)
+        self.keys = tuple(str(k) for k in self.keys)
+        if (self.action_start.shape != (len(self.keys) + 1,) or self.action_start[0] != 0
+                or np.any(np.diff(self.action_start) <= 0) or self.actions.shape != (self.action_start[-1],)
+                or self.probs.shape != self.actions.shape):
+            raise ValueError("strategy arrays disagree: keys, action_start, actions and probs must line up")
+        self._index = {k: i for i, k in enumerate(self.keys)}
+
+    @classmethod
+    def from_tree(cls, tree: GameTree, policy, metadata: dict | None = None) -> "TabularStrategy":
+        """Wrap a policy array of shape ``(tree.num_infoset_actions,)``."""
+        policy = np.asarray(policy, dtype=np.float64)
+        if policy.shape != (tree.num_infoset_actions,):
+            raise ValueError(f"policy must have shape ({tree.num_infoset_actions},), got {policy.shape}")
+        return cls(tree.game_string, tree.infoset_keys, tree.infoset_action_start, tree.infoset_actions,
+                   policy.copy(), dict(metadata or {}))
+
+    @classmethod
+    def from_table(cls, game_string: str, table: dict, metadata: dict | None = None) -> "TabularStrategy":
+        """From ``key -> (action ids, probabilities)``, e.g. ``MCCFR.average_policy()``."""
+        keys = list(table)
+        sizes = [len(table[k][0]) for k in keys]
+        start = np.zeros(len(keys) + 1, dtype=np.int64)
+        start[1:] = np.cumsum(sizes)
+        actions = [a for k in keys for a in table[k][0]]
+        probs = [p for k in keys for p in table[k][1]]
+        return cls(game_string, keys, start, actions, probs, dict(metadata or {}))
+
+    def action_probabilities(self, key: str, legal_actions=None) -> dict:
+        """``{action: probability}`` at ``key``; uniform over ``legal_actions`` for an unseen key.
+
+        Raises ``ValueError`` for an unseen key when ``legal_actions`` is not given.
+        """
+        i = self._index.get(key)
+        if i is None:
+            if legal_actions is None:
+                raise ValueError(f"information state {key!r} is not in the strategy")
+            return {a: 1.0 / len(legal_actions) for a in legal_actions}
+        lo, hi = self.action_start[i], self.action_start[i + 1]
+        return {int(a): float(p) for a, p in zip(self.actions[lo:hi], self.probs[lo:hi])}
+
+    def on_tree(self, tree: GameTree) -> np.ndarray:
+        """Policy array for ``tree`` (uniform at sets the strategy lacks)."""
+        out = np.empty(tree.num_infoset_actions)
+        for i, key in enumerate(tree.infoset_keys):
+            lo, hi = tree.infoset_action_start[i], tree.infoset_action_start[i + 1]
+            legal = tree.infoset_actions[lo:hi]
+            probs = self.action_probabilities(key, legal.tolist())
+            out[lo:hi] = [probs.get(int(a), 0.0) for a in legal]
+        return out
+
+
+def to_tabular_policy(game: pyspiel.Game, strategy: TabularStrategy) -> openspiel_policy.TabularPolicy:
+    """An OpenSpiel ``TabularPolicy`` (uniform at states the strategy lacks)."""
+    tabular = openspiel_policy.TabularPolicy(game)
+    for key, row in tabular.state_lookup.items():
+        i = strategy._index.get(key)
+        if i is None:
+            continue
+        lo, hi = strategy.action_start[i], strategy.action_start[i + 1]
+        tabular.action_probability_array[row] = 0.0
+        tabular.action_probability_array[row, strategy.actions[lo:hi]] = strategy.probs[lo:hi]
+    return tabular
+
+
+def from_tabular_policy(tabular: openspiel_policy.TabularPolicy, metadata: dict | None = None) -> TabularStrategy:
+    """A strategy holding every state of an OpenSpiel ``TabularPolicy`` (legal actions only)."""
+    keys = list(tabular.state_lookup)
+    rows = [tabular.state_lookup[k] for k in keys]
+    legal = [np.flatnonzero(tabular.legal_actions_mask[r]) for r in rows]
+    start = np.zeros(len(keys) + 1, dtype=np.int64)
+    start[1:] = np.cumsum([len(a) for a in legal])
+    actions = np.concatenate(legal) if legal else np.zeros(0, dtype=np.int64)
+    probs = np.concatenate([tabular.action_probability_array[r, a] for r, a in zip(rows, legal)]) if legal \
+        else np.zeros(0)
+    return TabularStrategy(str(tabular.game), keys, start, actions, probs, dict(metadata or {}))
+
+
+def save_strategy(path: str | os.PathLike, strategy: TabularStrategy) -> Path:
+    """Write ``strategy`` (arrays + JSON metadata) atomically to ``path`` (an ``.npz`` file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = {"format": _FORMAT, "game": strategy.game_string, "toolkit_version": version("gamut"),
+              "metadata": strategy.metadata}
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("wb") as handle:
+        np.savez(handle, header=np.array(json.dumps(header)), keys=np.array(strategy.keys, dtype=np.str_),
+                 action_start=strategy.action_start, actions=strategy.actions, probs=strategy.probs)
+    os.replace(temporary, path)
+    return path
+
+
+def load_strategy(path: str | os.PathLike) -> TabularStrategy:
+    """Read a strategy written by ``save_strategy``; a bad file raises ``ValueError``."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            header = json.loads(str(data["header"]))
+            if header.get("format") != _FORMAT:
+                raise ValueError(f"unknown format {header.get('format')!r}")
+            return TabularStrategy(header["game"], data["keys"].tolist(), data["action_start"], data["actions"],
+                                   data["probs"], header["metadata"])
+    except FileNotFoundError:
+        raise ValueError(f"no strategy file at {path}") from None
+    except (OSError, KeyError, ValueError, json.JSONDecodeError) as err:
+        raise ValueError(f"{path} is not a readable strategy file: {err}") from None
+
+
+class StrategyBot(pyspiel.Bot):
+    """A pyspiel bot that samples its actions from a ``TabularStrategy``.
+
+    Parameters
+    ----------
+    strategy : TabularStrategy
+    player_id : int
+    seed : int
+        Seed of the bot's ``np.random.Generator``.
+    key_fn : callable ``(state, player) -> str``, optional
+        Information-state abstraction used when the strategy was trained;
+        defaults to ``information_state_string``.
+    """
+
+    def __init__(self, strategy: TabularStrategy, player_id: int, seed: int = 0, key_fn=None):
+        pyspiel.Bot.__init__(self)
+        self.strategy = strategy
+        self.player_id = player_id
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+        self._key_fn = key_fn
+
+    def restart_at(self, state) -> None:
+        """Restart the bot's generator (a new game replays the same random stream)."""
+        self._rng = np.random.default_rng(self._seed)
+
+    def step(self, state) -> int:
+        legal = state.legal_actions(self.player_id)
+        key = (self._key_fn(state, self.player_id) if self._key_fn is not None
+               else state.information_state_string(self.player_id))
+        probs = self.strategy.action_probabilities(key, legal)
+        weights = np.array([probs.get(a, 0.0) for a in legal])
+        return int(legal[int(self._rng.choice(len(legal), p=weights / weights.sum()))])
