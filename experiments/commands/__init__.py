@@ -9,4 +9,5 @@ their handlers so that ``gamut --help`` stays instant.
 COMMAND_MODULES = (
     "experiments.commands.run",
     "experiments.commands.bench",
+    "experiments.commands.cfr",
 )
