@@ -1,0 +1,12 @@
+"""Imports every agent module of the toolkit so that its agents are registered.
+
+Add a module here when it defines agents with :func:`solvers.bots.register_bot`.
+"""
+
+import importlib
+
+AGENT_MODULES = (
+)
+
+for _module in AGENT_MODULES:
+    importlib.import_module(_module)

@@ -1,0 +1,182 @@
+"""One registry for every agent of every game.
+
+Every agent is created by name with keyword options and is a ``pyspiel.Bot``,
+so OpenSpiel's ``evaluate_bots``, the experiment runner and the CLI treat all
+agents alike::
+
+    >>> import pyspiel
+    >>> bot = make_bot(pyspiel.load_game("kuhn_poker"), "random", player=0, seed=3)
+    >>> sorted(bot_names(pyspiel.load_game("kuhn_poker")))[:1]
+    ['random']
+
+An agent module registers its agents with :func:`register_bot`, naming the
+games it plays (pyspiel short names, or ``"*"`` for any game), its options with
+types and defaults, and a factory ``factory(game, player, seed, **options)``.
+Unknown agent names or options fail with the list of valid ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyspiel
+
+ANY_GAME = "*"
+
+
+@dataclass(frozen=True)
+class Option:
+    """A keyword option of an agent: its type, default and meaning."""
+
+    type: type
+    default: object
+    help: str
+
+    def check(self, bot: str, name: str, value):
+        if self.type is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if isinstance(value, bool) and self.type is not bool or not isinstance(value, self.type):
+            raise ValueError(
+                f"agent {bot!r} option {name!r} takes {self.type.__name__}, got {value!r}"
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A registered agent."""
+
+    name: str
+    games: tuple[str, ...]
+    factory: Callable[..., pyspiel.Bot]
+    description: str
+    options: dict[str, Option] = field(default_factory=dict)
+
+    def plays(self, game_name: str) -> bool:
+        return ANY_GAME in self.games or game_name in self.games
+
+
+_REGISTRY: dict[str, list[BotSpec]] = {}
+
+
+def register_bot(
+    name: str,
+    games: tuple[str, ...] | str,
+    factory: Callable[..., pyspiel.Bot],
+    description: str,
+    options: dict[str, Option] | None = None,
+) -> None:
+    """Register an agent under ``name`` for ``games`` (short names, or ``"*"``)."""
+    games = (games,) if isinstance(games, str) else tuple(games)
+    spec = BotSpec(name, games, factory, description, dict(options or {}))
+    specs = _REGISTRY.setdefault(name, [])
+    clash = [s for s in specs if set(s.games) & set(games)]
+    if clash:
+        raise ValueError(f"agent {name!r} is already registered for {', '.join(clash[0].games)}")
+    # Game-specific agents come before generic ones of the same name.
+    specs.insert(0 if ANY_GAME not in games else len(specs), spec)
+
+
+def _game_name(game: pyspiel.Game) -> str:
+    return game.get_type().short_name
+
+
+def bot_specs(game: pyspiel.Game) -> dict[str, BotSpec]:
+    """The agents that play ``game``, by name."""
+    import envs  # noqa: F401  (agent modules register when the toolkit's games load)
+    import solvers.agents  # noqa: F401  (registers every agent of the toolkit)
+
+    name = _game_name(game)
+    found = {}
+    for bot_name, specs in sorted(_REGISTRY.items()):
+        for spec in specs:
+            if spec.plays(name):
+                found[bot_name] = spec
+                break
+    return found
+
+
+def bot_names(game: pyspiel.Game) -> list[str]:
+    """Names of the agents that play ``game``."""
+    return list(bot_specs(game))
+
+
+def describe_bots(game: pyspiel.Game) -> str:
+    """Readable list of the agents of ``game`` with their options."""
+    lines = []
+    for name, spec in bot_specs(game).items():
+        lines.append(f"{name}: {spec.description}")
+        for opt_name, opt in spec.options.items():
+            lines.append(f"    {opt_name} ({opt.type.__name__}, default {opt.default!r}): {opt.help}")
+    return "\n".join(lines)
+
+
+def make_bot(game: pyspiel.Game, name: str, player: int = 0, seed: int = 0, **options) -> pyspiel.Bot:
+    """Create agent ``name`` for ``player`` in ``game`` with keyword ``options``.
+
+    Parameters
+    ----------
+    game : pyspiel.Game
+        The loaded game (its parameters matter to some agents).
+    name : str
+        A registered agent name; see :func:`bot_names`.
+    player : int
+        The seat the bot plays.
+    seed : int
+        Seed of the bot's own randomness (same seed, same play).
+    **options
+        The agent's options; unknown ones raise ValueError listing the valid ones.
+    """
+    specs = bot_specs(game)
+    if name not in specs:
+        raise ValueError(
+            f"unknown agent {name!r} for {_game_name(game)}; available: {', '.join(specs) or 'none'}"
+        )
+    spec = specs[name]
+    unknown = sorted(set(options) - set(spec.options))
+    if unknown:
+        valid = ", ".join(spec.options) or "none"
+        raise ValueError(f"agent {name!r} has no option {unknown[0]!r}; its options: {valid}")
+    if not 0 <= player < game.num_players():
+        raise ValueError(f"player {player} is not a seat of {_game_name(game)} (0..{game.num_players() - 1})")
+    resolved = {key: opt.default for key, opt in spec.options.items()}
+    resolved.update({key: spec.options[key].check(name, key, value) for key, value in options.items()})
+    return spec.factory(game, player, seed, **resolved)
+
+
+class UniformRandomBot(pyspiel.Bot):
+    """Plays a uniformly random legal action, from its own seeded generator."""
+
+    def __init__(self, player: int, seed: int):
+        pyspiel.Bot.__init__(self)
+        self._player = player
+        self._rng = np.random.default_rng(seed)
+
+    def player_id(self) -> int:
+        return self._player
+
+    def restart_at(self, state) -> None:
+        """Nothing to reset: the bot keeps no state between moves."""
+
+    def provides_policy(self) -> bool:
+        return True
+
+    def step_with_policy(self, state):
+        legal = state.legal_actions(self._player)
+        if not legal:
+            return [], pyspiel.INVALID_ACTION
+        prob = 1.0 / len(legal)
+        return [(a, prob) for a in legal], int(legal[self._rng.integers(len(legal))])
+
+    def step(self, state) -> int:
+        return self.step_with_policy(state)[1]
+
+
+register_bot(
+    "random",
+    ANY_GAME,
+    lambda game, player, seed: UniformRandomBot(player, seed),
+    "uniformly random legal action",
+)
