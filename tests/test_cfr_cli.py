@@ -78,3 +78,12 @@ def test_bench_runs_on_a_tiny_size(capsys):
     assert result["ours_iterations_per_s"] > 0 and result["openspiel_cpp_iterations_per_s"] > 0
     assert result["ours_exploitability"] == pytest.approx(result["openspiel_cpp_exploitability"], rel=0.5)
     assert result["ours_es_mccfr_iterations_per_s"] > 0
+
+
+def test_mccfr_on_a_game_too_big_to_extract_reports_a_sampled_lower_bound(capsys):
+    assert main(["cfr", "--game", "kuhn_poker", "--algo", "os-mccfr", "--iterations", "500", "--max-nodes", "10",
+                 "--br-episodes", "2000", "--br-iterations", "200", "--json"]) == 0
+    result = _last_json(capsys)
+    assert result["exploitability"] is None and "too large" in result["note"]
+    assert result["exploitability_lower_bound_games"] == 4000
+    assert 0 < result["exploitability_lower_bound_ci95"] < 0.1

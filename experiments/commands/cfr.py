@@ -3,7 +3,8 @@
 Tabular algorithms (cfr, cfr+, dcfr, linear) extract the game into arrays once
 and report the exact exploitability of the average policy; MCCFR (es-mccfr,
 os-mccfr) walks states through pyspiel and reports the exact exploitability
-when the game is small enough to extract (``--max-nodes``), otherwise null.
+when the game is small enough to extract (``--max-nodes``), otherwise null,
+and on request (``--br-episodes``) a sampled lower bound with its 95% CI.
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ def register(subparsers) -> None:
                         help="os-mccfr exploration of the updating player (default: %(default)s)")
     parser.add_argument("--max-nodes", type=int, default=5_000_000,
                         help="refuse to extract games with more histories (default: %(default)s)")
+    parser.add_argument("--br-episodes", type=int, default=0,
+                        help="MCCFR on a game too large to extract: estimate a lower bound on exploitability with "
+                             "a sampled best response evaluated over this many games per seat (default: 0, off)")
+    parser.add_argument("--br-iterations", type=int, default=2000,
+                        help="training traversals of that sampled best response (default: %(default)s)")
     parser.add_argument("--save-policy", metavar="PATH", help="write the average policy (.npz with metadata)")
     add_json_flag(parser)
     parser.set_defaults(handler=run_cfr)
@@ -49,6 +55,8 @@ def run_cfr(args: argparse.Namespace) -> int:
         raise ValueError(f"--checkpoint-minutes must be positive, got {args.checkpoint_minutes}")
     if args.checkpoint_every is not None and args.checkpoint_every <= 0:
         raise ValueError(f"--checkpoint-every must be positive, got {args.checkpoint_every}")
+    if args.br_episodes < 0 or args.br_episodes == 1 or args.br_iterations < 1:
+        raise ValueError("--br-episodes must be 0 (off) or >= 2, and --br-iterations >= 1")
 
     import time
 
@@ -62,6 +70,7 @@ def run_cfr(args: argparse.Namespace) -> int:
     )
     from solvers.cfr.mccfr import MCCFR
     from solvers.cfr.policy_io import TabularStrategy, save_strategy
+    from solvers.cfr.sampled_best_response import sampled_exploitability
     from solvers.cfr.tabular import TabularCFR
 
     game = load_game_string(args.game)
@@ -92,6 +101,11 @@ def run_cfr(args: argparse.Namespace) -> int:
         result["exploitability"] = None
         result["game_value"] = None
         result["note"] = "game too large to extract for an exact best response (raise --max-nodes)"
+        if args.br_episodes:
+            bound = sampled_exploitability(game, strategy, args.br_iterations, args.br_episodes, args.seed)
+            result["exploitability_lower_bound"] = bound.mean
+            result["exploitability_lower_bound_ci95"] = bound.ci95
+            result["exploitability_lower_bound_games"] = bound.samples
     else:
         if isinstance(solver, TabularCFR):
             strategy = TabularStrategy.from_tree(tree, solver.average_policy())
