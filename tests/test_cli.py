@@ -62,3 +62,12 @@ def test_json_flag_prints_one_object_last(capsys, tmp_path):
     assert status == 0
     payload = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert payload["experiment"] == "toy_sums" and payload["trials"] == 2
+
+
+def test_list_names_every_registered_experiment(capsys, tmp_path):
+    from experiments.experiment import EXPERIMENTS
+
+    assert main(["list", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for name in EXPERIMENTS:
+        assert name in out and "no results yet" in out

@@ -1,0 +1,1 @@
+"""The registered experiments, one module each (see ``experiments.experiment`` for the interface)."""

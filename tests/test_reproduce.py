@@ -1,0 +1,24 @@
+"""`gamut reproduce --quick`, the README's main job, runs every experiment and links their results."""
+
+import json
+import re
+
+import pytest
+
+from experiments.cli import main
+from experiments.experiment import EXPERIMENTS
+
+
+@pytest.mark.slow
+def test_reproduce_quick_runs_every_experiment_and_writes_the_report(tmp_path, capsys):
+    out = tmp_path / "results"
+    assert main(["reproduce", "--quick", "--out", str(out), "--workers", "2", "--no-progress", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert payload["experiments"] == len(EXPERIMENTS) >= 1
+    report = (out / "quick" / "REPORT.md").read_text()
+    for name in EXPERIMENTS:
+        assert f"## {name}" in report
+        meta = json.loads((out / "quick" / name / "metadata.json").read_text())
+        assert meta["profile"] == "quick" and meta["trials"] >= 1
+    for target in re.findall(r"\]\(([^)]+)\)", report):
+        assert (out / "quick" / target).exists(), f"REPORT.md links a missing file: {target}"
