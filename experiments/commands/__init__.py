@@ -9,5 +9,6 @@ their handlers so that ``gamut --help`` stays instant.
 COMMAND_MODULES = (
     "experiments.commands.run",
     "experiments.commands.bench",
+    "experiments.commands.play",
     "experiments.commands.cfr",
 )

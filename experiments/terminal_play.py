@@ -1,0 +1,227 @@
+"""A person plays any toolkit game in the terminal against registered agents.
+
+One experience for every game: the same prompt, the same commands (``help``,
+``hint``, ``undo`` where the game allows it, ``actions``, ``quit``), a board or
+score sheet drawn by the game's view, and a clean exit on Ctrl-D.
+
+A game's presentation is a :class:`TableView` registered under its pyspiel
+short name; games without one get a generic view built from the human's
+information-state (or observation) string.
+
+Chance outcomes are drawn from a generator seeded by ``(seed, history
+length)``, so the same seed deals the same cards and ``undo`` cannot be used
+to redraw a card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pyspiel
+
+from solvers.bots import make_bot
+
+
+def _generic_render(state: pyspiel.State, player: int) -> str:
+    game_type = state.get_game().get_type()
+    if state.is_terminal() or game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION:
+        return str(state)
+    if game_type.provides_information_state_string:
+        return state.information_state_string(player)
+    return state.observation_string(player)
+
+
+def _generic_describe(state: pyspiel.State, actor: int, action: int, viewer: int) -> str:
+    return state.action_to_string(actor, action)
+
+
+@dataclass(frozen=True)
+class TableView:
+    """How a game shows itself to a person.
+
+    Attributes
+    ----------
+    render : callable ``(state, player) -> str``
+        The board or score sheet as ``player`` may see it.
+    describe_action : callable ``(state, actor, action, viewer) -> str``
+        How ``actor``'s ``action`` (about to be applied to ``state``) appears to
+        ``viewer``; must not reveal what ``viewer`` may not know.
+    allows_undo : bool
+        Whether ``undo`` is offered (games where taking a move back reveals nothing).
+    opponent : str
+        Default agent for the other seats.
+    hint : str
+        Default agent that answers ``hint``.
+    """
+
+    render: Callable[[pyspiel.State, int], str] = _generic_render
+    describe_action: Callable[[pyspiel.State, int, int, int], str] = _generic_describe
+    allows_undo: bool = False
+    opponent: str = "random"
+    hint: str = "random"
+
+
+_VIEWS: dict[str, TableView] = {}
+
+
+def register_view(short_name: str, view: TableView) -> None:
+    """Register the terminal presentation of a game."""
+    _VIEWS[short_name] = view
+
+
+def view_for(game: pyspiel.Game) -> TableView:
+    return _VIEWS.get(game.get_type().short_name, TableView())
+
+
+HELP = """Commands:
+  <number>     play the action with that number in the list
+  <name>       play the action with that name (as listed, any case)
+  actions      list the legal actions again
+  hint         ask the hint agent what it would play
+  undo         take back your last move (where the game allows it)
+  help         this text
+  quit         leave the game (Ctrl-D works too)"""
+
+
+class PlaySession:
+    """One game between a person at seat ``human`` and agents at the other seats.
+
+    Parameters
+    ----------
+    game : pyspiel.Game
+    human : int
+        The person's seat.
+    opponent, hint : str, optional
+        Agent names for the other seats and for hints (default: the view's).
+    seed : int
+        Seeds the deal and every agent.
+    read : callable ``(prompt) -> str``
+        Reads a line; raises EOFError at end of input (Ctrl-D).
+    write : callable ``(text) -> None``
+    """
+
+    def __init__(self, game: pyspiel.Game, human: int = 0, opponent: str | None = None,
+                 hint: str | None = None, seed: int = 0, read=input, write=print):
+        if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+            raise ValueError(f"{game} is not a sequential game; terminal play takes turns one at a time")
+        if not 0 <= human < game.num_players():
+            raise ValueError(f"seat {human} is not a seat of {game} (0..{game.num_players() - 1})")
+        self.game, self.human, self.seed = game, human, seed
+        self.view = view_for(game)
+        self.read, self.write = read, write
+        self.bots = {
+            p: make_bot(game, opponent or self.view.opponent, player=p, seed=seed + 1 + p)
+            for p in range(game.num_players()) if p != human
+        }
+        self.hint_bot = make_bot(game, hint or self.view.hint, player=human, seed=seed + 1000 + human)
+        self.state = game.new_initial_state()
+        self.undo_stack: list[pyspiel.State] = []
+
+    def _chance_outcome(self) -> int:
+        outcomes, probs = zip(*self.state.chance_outcomes())
+        rng = np.random.default_rng([self.seed, len(self.state.history())])
+        return int(outcomes[rng.choice(len(outcomes), p=np.asarray(probs) / np.sum(probs))])
+
+    def _apply(self, actor: int, action: int) -> None:
+        for player, bot in self.bots.items():
+            if player != actor:
+                bot.inform_action(self.state, actor, action)
+        self.state.apply_action(action)
+
+    def _legal_listing(self) -> str:
+        legal = self.state.legal_actions(self.human)
+        return "\n".join(
+            f"  {i:>3}. {self.state.action_to_string(self.human, a)}" for i, a in enumerate(legal, start=1)
+        )
+
+    def _parse(self, text: str) -> int | None:
+        legal = self.state.legal_actions(self.human)
+        if text.isdigit():
+            index = int(text)
+            return legal[index - 1] if 1 <= index <= len(legal) else None
+        by_name = {self.state.action_to_string(self.human, a).lower(): a for a in legal}
+        return by_name.get(text.lower())
+
+    def _hint(self) -> str:
+        self.hint_bot.restart_at(self.state)
+        if self.hint_bot.provides_policy():
+            policy, action = self.hint_bot.step_with_policy(self.state)
+            ranked = sorted(policy, key=lambda pair: -pair[1])[:5]
+            weights = ", ".join(f"{self.state.action_to_string(self.human, a)} {p:.2f}" for a, p in ranked)
+            return f"hint: {self.state.action_to_string(self.human, action)}   ({weights})"
+        action = self.hint_bot.step(self.state)
+        return f"hint: {self.state.action_to_string(self.human, action)}"
+
+    def _undo(self) -> str:
+        if not self.view.allows_undo:
+            return "undo is not available in this game (it would reveal hidden information)"
+        if not self.undo_stack:
+            return "nothing to undo"
+        self.state = self.undo_stack.pop()
+        for bot in self.bots.values():
+            bot.restart_at(self.state)
+        return "your last move was taken back"
+
+    def _human_turn(self) -> bool:
+        """Handle one line of input; returns False when the person leaves."""
+        try:
+            text = self.read("> ").strip()
+        except EOFError:
+            self.write("\nbye: the game was left unfinished")
+            return False
+        command = text.lower()
+        if command in ("quit", "exit"):
+            self.write("bye: the game was left unfinished")
+            return False
+        if command in ("help", "?"):
+            self.write(HELP)
+        elif command == "actions":
+            self.write(self._legal_listing())
+        elif command == "hint":
+            self.write(self._hint())
+        elif command == "undo":
+            self.write(self._undo())
+            self._show()
+        elif text:
+            action = self._parse(text)
+            if action is None:
+                self.write(f"{text!r} is not a legal action here; type a number from the list, a name, or 'help'")
+            else:
+                self.undo_stack.append(self.state.clone())
+                self._apply(self.human, action)
+                self._show_if_human_turn()
+        return True
+
+    def _show(self) -> None:
+        self.write(self.view.render(self.state, self.human))
+        self.write("Your move:\n" + self._legal_listing())
+
+    def _show_if_human_turn(self) -> None:
+        if not self.state.is_terminal() and self.state.current_player() == self.human:
+            self._show()
+
+    def run(self) -> list[float] | None:
+        """Play until the game ends (returns the returns) or the person leaves (returns None)."""
+        self.write(f"{self.game}: you are seat {self.human}. Type 'help' for commands.")
+        self._show_if_human_turn()
+        while not self.state.is_terminal():
+            if self.state.is_chance_node():
+                self._apply(pyspiel.PlayerId.CHANCE, self._chance_outcome())
+                self._show_if_human_turn()
+            elif self.state.current_player() == self.human:
+                if not self._human_turn():
+                    return None
+            else:
+                actor = self.state.current_player()
+                action = self.bots[actor].step(self.state)
+                self.write(f"seat {actor}: {self.view.describe_action(self.state, actor, action, self.human)}")
+                self._apply(actor, action)
+                self._show_if_human_turn()
+        returns = self.state.returns()
+        self.write(self.view.render(self.state, self.human))
+        self.write("game over: " + ", ".join(
+            f"{'you' if p == self.human else f'seat {p}'} {r:+g}" for p, r in enumerate(returns)
+        ))
+        return returns
