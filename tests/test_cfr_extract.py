@@ -55,7 +55,6 @@ def test_arrays_match_a_recursive_walk(game_name):
             assert tree.infoset_index[key] == i
             lo, hi = tree.infoset_action_start[i], tree.infoset_action_start[i + 1]
             assert tree.infoset_actions[lo:hi].tolist() == branches
-            assert tree.infoset_node[i] <= n
         assert np.all(tree.node_parent[children] == n)
     # Subtrees are contiguous index ranges; checked bottom-up.
     for n in range(tree.num_nodes - 1, -1, -1):

@@ -75,9 +75,6 @@ class GameTree:
         per-action tables (regrets, policies) use the same flat index.
     infoset_actions : ndarray, shape (num_infoset_actions,), int32
         OpenSpiel action ids, in ``legal_actions()`` order.
-    infoset_node : ndarray, shape (num_infosets,), int32
-        One node (the first in preorder) of each information set; by perfect
-        recall its own-reach probability is that of the whole set.
     infoset_keys : tuple of str
         ``information_state_string`` of each information set.
     """
@@ -95,7 +92,6 @@ class GameTree:
     infoset_player: np.ndarray
     infoset_action_start: np.ndarray
     infoset_actions: np.ndarray
-    infoset_node: np.ndarray
     infoset_keys: tuple
     infoset_index: dict = field(repr=False, compare=False)
 
@@ -225,7 +221,7 @@ def _walk(game: pyspiel.Game, max_nodes: int) -> GameTree:
     edge_start, edge_child, edge_prob, edge_owner = [], [], [], []
     subtree_end = []
     keys: dict[str, int] = {}
-    infoset_player, infoset_actions, infoset_node = [], [], []
+    infoset_player, infoset_actions = [], []
     # Perfect recall check: the acting player's previous (infoset, action) must
     # be the same for every history of an information set.
     infoset_history: list[tuple] = []
@@ -276,7 +272,6 @@ def _walk(game: pyspiel.Game, max_nodes: int) -> GameTree:
                 keys[key] = index
                 infoset_player.append(acting)
                 infoset_actions.append(actions)
-                infoset_node.append(node)
                 infoset_history.append(previous[acting])
             elif infoset_actions[index] != actions or infoset_history[index] != previous[acting]:
                 raise ValueError(
@@ -317,7 +312,6 @@ def _walk(game: pyspiel.Game, max_nodes: int) -> GameTree:
         infoset_player=np.asarray(infoset_player, dtype=np.int8),
         infoset_action_start=action_start,
         infoset_actions=np.asarray(flat_actions, dtype=np.int32),
-        infoset_node=np.asarray(infoset_node, dtype=np.int32),
         infoset_keys=tuple(keys),
         infoset_index=keys,
     )

@@ -1,7 +1,10 @@
 """Full-width CFR, CFR+, discounted CFR and linear CFR as Numba kernels on a ``GameTree``.
 
 The update schemes match OpenSpiel's Python solvers (``open_spiel.python.algorithms.cfr``
-and ``discounted_cfr``) exactly, so exploitabilities agree to rounding:
+and ``discounted_cfr``) and its C++ ``CFRSolver``/``CFRPlusSolver`` exactly, down
+to the order in which terms are summed, so average policies agree to the last
+bits even after hundreds of iterations (regret matching+ would otherwise turn
+rounding differences into different policies):
 
 - ``cfr``: regret matching, uniform averaging (``CFRSolver``);
 - ``cfr+``: regret matching+ (negative cumulative regrets reset to zero after
@@ -83,53 +86,62 @@ def _reach_pass(edge_start, edge_child, edge_prob, node_kind, node_player, node_
 
 
 @numba.njit(cache=True)
-def _regret_pass(edge_start, edge_child, edge_prob, node_kind, node_player, node_infoset, node_utility,
-                 action_start, policy, regret, reach0, reach1, reachc, value, player):
-    # Bottom-up: player 0's value of every node under `policy`; adds the
-    # counterfactual regrets of `player`'s nodes (player < 0: both players).
+def _value_pass(edge_start, edge_child, edge_prob, node_kind, node_infoset, node_utility, action_start, policy,
+                value):
+    # Bottom-up: player 0's expected return at every node under `policy`.
     for n in range(node_kind.shape[0] - 1, -1, -1):
         kind = node_kind[n]
         if kind == TERMINAL:
             value[n] = node_utility[n]
             continue
         first = edge_start[n]
-        last = edge_start[n + 1]
         v = 0.0
         if kind == CHANCE:
-            for e in range(first, last):
+            for e in range(first, edge_start[n + 1]):
                 v += edge_prob[e] * value[edge_child[e]]
-            value[n] = v
-            continue
-        base = action_start[node_infoset[n]] - first
-        for e in range(first, last):
-            v += policy[base + e] * value[edge_child[e]]
+        else:
+            base = action_start[node_infoset[n]] - first
+            for e in range(first, edge_start[n + 1]):
+                v += policy[base + e] * value[edge_child[e]]
         value[n] = v
+
+
+@numba.njit(cache=True)
+def _update_pass(edge_start, edge_child, node_kind, node_player, node_infoset, action_start, policy, regret,
+                 cum_policy, reach0, reach1, reachc, value, player, weight, weight_last):
+    # Adds the counterfactual regrets and average-policy terms of `player`'s
+    # nodes (player < 0: both players). Histories are visited in preorder so
+    # that each table entry sums its terms in the same order as OpenSpiel's
+    # recursive solvers: regret matching+ turns last-bit differences into
+    # different policies, so the order matters for agreement over long runs.
+    for n in range(node_kind.shape[0]):
+        if node_kind[n] != DECISION:
+            continue
         acting = node_player[n]
         if player >= 0 and acting != player:
             continue
         if acting == 0:
-            weight = reach1[n] * reachc[n]
+            own = reach0[n]
+            other = reach1[n]
             sign = 1.0
         else:
-            weight = reach0[n] * reachc[n]
+            own = reach1[n]
+            other = reach0[n]
             sign = -1.0
-        if weight == 0.0:
-            continue
-        for e in range(first, last):
-            regret[base + e] += weight * sign * (value[edge_child[e]] - v)
-
-
-@numba.njit(cache=True)
-def _accumulate_policy(action_start, infoset_player, infoset_node, policy, cum_policy, reach0, reach1,
-                       player, weight):
-    # Average-policy numerator: own reach of the set times the current policy.
-    for i in range(infoset_player.shape[0]):
-        acting = infoset_player[i]
-        if player >= 0 and acting != player:
-            continue
-        reach = reach0[infoset_node[i]] if acting == 0 else reach1[infoset_node[i]]
-        for k in range(action_start[i], action_start[i + 1]):
-            cum_policy[k] += weight * reach * policy[k]
+        if own == 0.0 and other == 0.0:
+            continue  # unreachable for both players: no term (OpenSpiel prunes these)
+        counterfactual = other * reachc[n]
+        v = value[n]
+        first = edge_start[n]
+        base = action_start[node_infoset[n]] - first
+        for e in range(first, edge_start[n + 1]):
+            k = base + e
+            regret[k] += counterfactual * sign * (value[edge_child[e]] - v)
+            # Same multiplication order as the reference solvers (last-bit agreement).
+            if weight_last:
+                cum_policy[k] += own * policy[k] * weight
+            else:
+                cum_policy[k] += weight * own * policy[k]
 
 
 @numba.njit(cache=True)
@@ -146,7 +158,7 @@ def _post_update(regret, action_start, infoset_player, player, rm_plus, discount
 
 @numba.njit(cache=True)
 def _cfr_iterations(edge_start, edge_child, edge_prob, node_kind, node_player, node_infoset, node_utility,
-                    action_start, infoset_player, infoset_node, regret, cum_policy, policy,
+                    action_start, infoset_player, regret, cum_policy, policy,
                     reach0, reach1, reachc, value, first_iteration, num_iterations,
                     alternating, rm_plus, discount, alpha, beta, gamma):
     for t in range(first_iteration, first_iteration + num_iterations):
@@ -157,10 +169,10 @@ def _cfr_iterations(edge_start, edge_child, edge_prob, node_kind, node_player, n
             player = pass_index if alternating else -1
             _reach_pass(edge_start, edge_child, edge_prob, node_kind, node_player, node_infoset, action_start,
                         policy, reach0, reach1, reachc)
-            _regret_pass(edge_start, edge_child, edge_prob, node_kind, node_player, node_infoset, node_utility,
-                         action_start, policy, regret, reach0, reach1, reachc, value, player)
-            _accumulate_policy(action_start, infoset_player, infoset_node, policy, cum_policy, reach0, reach1,
-                               player, weight)
+            _value_pass(edge_start, edge_child, edge_prob, node_kind, node_infoset, node_utility, action_start,
+                        policy, value)
+            _update_pass(edge_start, edge_child, node_kind, node_player, node_infoset, action_start, policy,
+                         regret, cum_policy, reach0, reach1, reachc, value, player, weight, discount)
             _post_update(regret, action_start, infoset_player, player, rm_plus, discount,
                          positive_scale, negative_scale)
             _regret_matching(regret, policy, action_start, infoset_player, player)
@@ -250,7 +262,7 @@ class TabularCFR:
         tree = self.tree
         _cfr_iterations(tree.edge_start, tree.edge_child, tree.edge_prob, tree.node_kind, tree.node_player,
                         tree.node_infoset, tree.node_utility, tree.infoset_action_start, tree.infoset_player,
-                        tree.infoset_node, self.regret, self.cum_policy, self.policy,
+                        self.regret, self.cum_policy, self.policy,
                         self._reach0, self._reach1, self._reachc, self._value,
                         self.iteration + 1, int(iterations), self.alternating, self.rm_plus, self.discount,
                         self.alpha, self.beta, self.gamma)
