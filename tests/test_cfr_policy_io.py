@@ -116,9 +116,28 @@ def test_bot_follows_the_strategy_and_is_seeded():
     state = game.new_initial_state()
     state.apply_action(0)
     state.apply_action(1)
-    first = [StrategyBot(mixed, 0, seed=3).step(state) for _ in range(20)]
-    second = [StrategyBot(mixed, 0, seed=3).step(state) for _ in range(20)]
-    bot = StrategyBot(mixed, 0, seed=3)
-    stream = [bot.step(state) for _ in range(200)]
-    assert first == second
+    first, second = StrategyBot(mixed, 0, seed=3), StrategyBot(mixed, 0, seed=3)
+    stream = [first.step(state) for _ in range(200)]
+    assert stream == [second.step(state) for _ in range(200)]
     assert 60 < sum(stream) < 140
+    assert first.step_with_policy(state)[0] == [(0, 0.5), (1, 0.5)]
+    assert first.player_id() == 0
+
+
+def test_cfr_policy_agent_from_the_registry(tmp_path):
+    from solvers.bots import make_bot
+    from solvers.cfr import agents  # noqa: F401  (registers the agent)
+
+    game = pyspiel.load_game("kuhn_poker")
+    tree = extract_game(game, report=None)
+    solver = TabularCFR(tree, "cfr+")
+    solver.run(100)
+    path = save_strategy(tmp_path / "kuhn.npz", TabularStrategy.from_tree(tree, solver.average_policy()))
+    bots = [make_bot(game, "cfr-policy", player=p, seed=p, path=str(path)) for p in (0, 1)]
+    returns = [pyspiel.evaluate_bots(game.new_initial_state(), bots, seed)[0] for seed in range(2000)]
+    # Near-equilibrium self-play: player 0's mean return is close to the game value -1/18.
+    assert abs(np.mean(returns) + 1 / 18) < 3 * np.std(returns) / np.sqrt(len(returns))
+    with pytest.raises(ValueError, match="not leduc_poker"):
+        make_bot(pyspiel.load_game("leduc_poker"), "cfr-policy", path=str(path))
+    with pytest.raises(ValueError, match="needs path"):
+        make_bot(game, "cfr-policy")

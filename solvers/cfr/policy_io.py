@@ -157,30 +157,43 @@ class StrategyBot(pyspiel.Bot):
     Parameters
     ----------
     strategy : TabularStrategy
-    player_id : int
+    player : int
+        The seat the bot plays.
     seed : int
-        Seed of the bot's ``np.random.Generator``.
+        Seed of the bot's ``np.random.Generator``; the stream runs on across
+        games, so consecutive games are independent draws.
     key_fn : callable ``(state, player) -> str``, optional
         Information-state abstraction used when the strategy was trained;
         defaults to ``information_state_string``.
     """
 
-    def __init__(self, strategy: TabularStrategy, player_id: int, seed: int = 0, key_fn=None):
+    def __init__(self, strategy: TabularStrategy, player: int, seed: int = 0, key_fn=None):
         pyspiel.Bot.__init__(self)
         self.strategy = strategy
-        self.player_id = player_id
-        self._seed = seed
+        self._player = player
         self._rng = np.random.default_rng(seed)
         self._key_fn = key_fn
 
-    def restart_at(self, state) -> None:
-        """Restart the bot's generator (a new game replays the same random stream)."""
-        self._rng = np.random.default_rng(self._seed)
+    def player_id(self) -> int:
+        return self._player
 
-    def step(self, state) -> int:
-        legal = state.legal_actions(self.player_id)
-        key = (self._key_fn(state, self.player_id) if self._key_fn is not None
-               else state.information_state_string(self.player_id))
+    def restart_at(self, state) -> None:
+        """Nothing to reset: the bot keeps no state between moves."""
+
+    def provides_policy(self) -> bool:
+        return True
+
+    def step_with_policy(self, state):
+        legal = state.legal_actions(self._player)
+        if not legal:
+            return [], pyspiel.INVALID_ACTION
+        key = (self._key_fn(state, self._player) if self._key_fn is not None
+               else state.information_state_string(self._player))
         probs = self.strategy.action_probabilities(key, legal)
         weights = np.array([probs.get(a, 0.0) for a in legal])
-        return int(legal[int(self._rng.choice(len(legal), p=weights / weights.sum()))])
+        weights /= weights.sum()
+        action = int(legal[int(self._rng.choice(len(legal), p=weights))])
+        return [(a, float(w)) for a, w in zip(legal, weights)], action
+
+    def step(self, state) -> int:
+        return self.step_with_policy(state)[1]
