@@ -17,7 +17,10 @@ Schemes (one iteration = one traversal per player, player 0 first):
 - outcome sampling: one trajectory per traversal; the updating player samples
   from ``exploration * uniform + (1 - exploration) * policy``, values are
   importance weighted by the sampling probability, and the updating player's
-  sets add ``own reach * policy / sampling reach`` to the average.
+  sets add ``own reach * policy / sampling reach`` to the average. Chance is
+  sampled on-policy and left out of both the reach and the sampling reach: it
+  cancels in the regret weights and only scales a set's average-policy terms
+  by a constant that the normalization removes.
 
 Randomness comes only from the ``np.random.Generator`` built from ``seed``, so
 a seed fixes the run; its state is part of the checkpoint, so a resumed run
@@ -135,7 +138,8 @@ class MCCFR:
 
     def config(self) -> dict:
         """Settings that a resumed run must share with the run that wrote the checkpoint."""
-        return {"algorithm": self.algorithm, "seed": self.seed, "exploration": self.exploration,
+        exploration = self.exploration if self.scheme == "outcome" else None  # external sampling ignores it
+        return {"algorithm": self.algorithm, "seed": self.seed, "exploration": exploration,
                 "walker": type(self.walker).__qualname__, "abstraction": self.abstraction_name}
 
     def _entry(self, key: str, actions: list) -> list:
