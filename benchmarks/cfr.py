@@ -20,8 +20,10 @@ TARGET_RATIO = 5.0
 
 def add_arguments(parser) -> None:
     parser.add_argument("--game", default="leduc_poker", help="pyspiel game string (default: %(default)s)")
-    parser.add_argument("--iterations", type=int, default=1000, help="CFR+ iterations per repeat (default: %(default)s)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed repeats; medians are reported (default: %(default)s)")
+    parser.add_argument("--iterations", type=int, default=1000,
+                        help="CFR+ iterations per repeat (default: %(default)s)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="timed repeats; medians are reported (default: %(default)s)")
     parser.add_argument("--mccfr-iterations", type=int, default=0,
                         help="also time external-sampling MCCFR for this many iterations (default: %(default)s, off)")
 

@@ -3,6 +3,7 @@
 import json
 import re
 
+import pyspiel
 import pytest
 
 from experiments.cli import main
@@ -38,6 +39,20 @@ def test_checkpoint_resume_and_saved_policy(tmp_path, capsys):
     assert strategy.metadata["algorithm"] == "dcfr" and strategy.metadata["iterations"] == 300
 
 
+def test_dcfr_parameters_reach_the_solver(capsys):
+    from open_spiel.python.algorithms import discounted_cfr, exploitability
+
+    assert main(["cfr", "--game", "kuhn_poker", "--algo", "dcfr", "--alpha", "1", "--beta", "1", "--gamma", "1",
+                 "--iterations", "40", "--json"]) == 0
+    result = _last_json(capsys)
+    game = pyspiel.load_game("kuhn_poker")
+    reference = discounted_cfr.DCFRSolver(game, alpha=1, beta=1, gamma=1)
+    for _ in range(40):
+        reference.evaluate_and_update_policy()
+    assert result["exploitability"] == pytest.approx(exploitability.exploitability(game, reference.average_policy()),
+                                                     abs=1e-12)
+
+
 def test_mccfr_reports_seed_and_exact_exploitability(capsys):
     assert main(["cfr", "--game", "kuhn_poker", "--algo", "es-mccfr", "--iterations", "300", "--seed", "4",
                  "--json"]) == 0
@@ -55,6 +70,7 @@ def test_mccfr_reports_seed_and_exact_exploitability(capsys):
     (["--game", "kuhn_poker", "--resume"], "--checkpoint"),
     (["--game", "leduc_poker", "--max-nodes", "100"], "mccfr"),
     (["--game", "kuhn_poker", "--iterations", "-5"], "iterations"),
+    (["--game", "kuhn_poker", "--algo", "cfr+", "--alpha", "2"], "dcfr only"),
 ])
 def test_bad_input_exits_2_with_a_message(capsys, argv, message):
     assert main(["cfr"] + argv) == 2

@@ -31,6 +31,10 @@ def register(subparsers) -> None:
     parser.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     parser.add_argument("--checkpoint-every", type=int, metavar="N", help="checkpoint every N iterations")
     parser.add_argument("--checkpoint-minutes", type=float, metavar="M", help="checkpoint every M minutes")
+    for flag, default, meaning in (("--alpha", 1.5, "positive-regret discount exponent"),
+                                   ("--beta", 0.0, "negative-regret discount exponent"),
+                                   ("--gamma", 2.0, "average-policy weight exponent")):
+        parser.add_argument(flag, type=float, default=default, help=f"dcfr: {meaning} (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="MCCFR seed (default: %(default)s)")
     parser.add_argument("--exploration", type=float, default=0.6,
                         help="os-mccfr exploration of the updating player (default: %(default)s)")
@@ -55,6 +59,8 @@ def run_cfr(args: argparse.Namespace) -> int:
         raise ValueError(f"--checkpoint-minutes must be positive, got {args.checkpoint_minutes}")
     if args.checkpoint_every is not None and args.checkpoint_every <= 0:
         raise ValueError(f"--checkpoint-every must be positive, got {args.checkpoint_every}")
+    if args.algo != "dcfr" and (args.alpha, args.beta, args.gamma) != (1.5, 0.0, 2.0):
+        raise ValueError(f"--alpha/--beta/--gamma apply to --algo dcfr only, not {args.algo}")
     if args.br_episodes < 0 or args.br_episodes == 1 or args.br_iterations < 1:
         raise ValueError("--br-episodes must be 0 (off) or >= 2, and --br-iterations >= 1")
 
@@ -85,7 +91,7 @@ def run_cfr(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         tree = extract_game(game, max_nodes=args.max_nodes)
         result["extraction_seconds"] = time.perf_counter() - start
-        solver = TabularCFR(tree, args.algo)
+        solver = TabularCFR(tree, args.algo, alpha=args.alpha, beta=args.beta, gamma=args.gamma)
     every_seconds = None if args.checkpoint_minutes is None else 60.0 * args.checkpoint_minutes
     run = train(solver, args.iterations, checkpoint=args.checkpoint, resume=args.resume,
                 every_iterations=args.checkpoint_every, every_seconds=every_seconds,

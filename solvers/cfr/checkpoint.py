@@ -73,7 +73,9 @@ def read_checkpoint(path: str | os.PathLike) -> tuple[dict, dict]:
             header = json.loads(str(data["__header__"]))
             arrays = {name: data[name] for name in data.files if name != "__header__"}
     except Exception as err:  # zipfile, zlib, numpy and JSON all raise their own types on damage
-        raise CheckpointError(f"checkpoint {path} is corrupt or not a checkpoint ({type(err).__name__}: {err})") from None
+        raise CheckpointError(
+            f"checkpoint {path} is corrupt or not a checkpoint ({type(err).__name__}: {err})"
+        ) from None
     if not isinstance(header, dict) or header.get("format") != _FORMAT:
         raise CheckpointError(f"checkpoint {path} has unknown format {header.get('format')!r}, expected {_FORMAT!r}")
     digests = header.get("digests", {})

@@ -126,7 +126,9 @@ class MCCFR:
         self.walker = PyspielWalker(game, abstraction) if isinstance(game, pyspiel.Game) else game
         self.game_string = self.walker.game_string
         # Checkpoints record which bucketing built the tables; a resume must use the same one.
-        self.abstraction_name = "none" if abstraction is None else getattr(abstraction, "__qualname__", repr(abstraction))
+        self.abstraction_name = (
+            "none" if abstraction is None else getattr(abstraction, "__qualname__", repr(abstraction))
+        )
         self.scheme = scheme
         self.algorithm = "es-mccfr" if scheme == "external" else "os-mccfr"
         self.seed = int(seed)
