@@ -145,6 +145,15 @@ def test_unknown_format_is_rejected(tmp_path, leduc):
     assert zipfile.is_zipfile(path)
 
 
+def test_a_fresh_run_never_overwrites_an_existing_checkpoint(tmp_path, leduc):
+    path = tmp_path / "kept.npz"
+    train(TabularCFR(leduc, "cfr"), 3, checkpoint=path)
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match="already exists"):
+        train(TabularCFR(leduc, "cfr"), 5, checkpoint=path)
+    assert path.read_bytes() == before
+
+
 def test_train_argument_checks(leduc):
     solver = TabularCFR(leduc, "cfr")
     with pytest.raises(ValueError, match="checkpoint"):

@@ -116,7 +116,8 @@ def train(solver, iterations: int, checkpoint: str | os.PathLike | None = None, 
     checkpoint : path, optional
         Where to write checkpoints (also written once at the end).
     resume : bool
-        Load ``checkpoint`` first; it must exist and match the solver.
+        Load ``checkpoint`` first; it must exist and match the solver. Without
+        it an existing ``checkpoint`` file is an error (never overwritten).
     every_iterations, every_seconds : optional
         Write a checkpoint whenever this many iterations or seconds have passed
         since the last one. Without either, only the final checkpoint is written.
@@ -136,6 +137,8 @@ def train(solver, iterations: int, checkpoint: str | os.PathLike | None = None, 
     for name, value in (("every_iterations", every_iterations), ("every_seconds", every_seconds)):
         if value is not None and value <= 0:
             raise ValueError(f"{name} must be positive, got {value}")
+    if checkpoint is not None and not resume and Path(checkpoint).exists():
+        raise ValueError(f"checkpoint {checkpoint} already exists; resume from it (--resume) or remove it first")
     resumed_from = 0
     if resume:
         resumed_from = int(load_checkpoint(checkpoint, solver)["iteration"])
