@@ -163,3 +163,10 @@ def test_train_argument_checks(leduc):
     with pytest.raises(ValueError, match="iterations"):
         train(solver, -1)
     assert solver.iteration == 0
+
+
+def test_progress_bar_goes_to_stderr(capsys, leduc):
+    summary = train(TabularCFR(leduc, "cfr"), 20, progress=True)
+    assert summary["iterations"] == 20
+    captured = capsys.readouterr()
+    assert "20/20" in captured.err and captured.out == ""
