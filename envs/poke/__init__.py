@@ -1,0 +1,1 @@
+"""Poke (Sackson): rules as Numba kernels (``kernels``), the pyspiel game (``game``), what players see (``encoding``)."""

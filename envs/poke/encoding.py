@@ -1,0 +1,343 @@
+"""What a Poke player sees: observation and information-state tensors and strings.
+
+Both tensors are built from the kernels' state array (``envs.poke.kernels``)
+and laid out by ``Layout``; ``D = num_ranks * num_suits`` cards of the reduced
+deck are indexed lowest card id first, ``h = hand_size``. "me" is the observing
+player, "opp" the other. Pieces, in order (sizes):
+
+========================  ===========  =========================================
+piece                     size         meaning
+========================  ===========  =========================================
+``player``                2            one-hot of the observing player
+``dealer``                2            [I deal, opponent deals]
+``phase``                 4            [chance, draw, lead, follow]
+``my_hand``               D            cards I hold and have not played
+``my_face_up``            D            my played cards on view (leads, winning replies)
+``opp_face_up``           D            the opponent's played cards on view
+``my_thrown``             D            my face-down replies (throw-offs)
+``opp_thrown_count``      h + 1        one-hot: how many cards the opponent threw off
+``current_lead``          D            cards led to the trick now being played
+``draws``                 2 x 3 x 4    [me, opp] x draw k x one-hot count 0..3
+``drawing_over``          2            [me, opp] has finished drawing
+``multipliers``           2 x 3        [me, opp] x one-hot of 1, 2, 4 points per trick
+``scores``                9            my/opp tricks this deal, my/opp below,
+                                       my/opp above, my/opp games, deals done
+========================  ===========  =========================================
+
+The information-state tensor (perfect recall within the deal) appends:
+
+========================  ===========  =========================================
+``my_dealt``              D            the cards I was dealt
+``my_discards``           3 x D        cards I discarded at my draw k
+``my_drawn``              3 x D        cards I drew at my draw k
+``tricks``                h x (2D+4)   per trick: leader [me, opp], cards led,
+                                       reply (if on view or mine), winner [me, opp]
+========================  ===========  =========================================
+
+Earlier deals of a game or rubber reach the tensors only through ``scores``
+(every deal uses a fresh deck, so the score sheet is all that carries over);
+the information-state *string* holds the whole match. With public-only
+observation types (``private_info = NONE``) the private pieces (``my_hand``,
+``my_thrown``, ``my_dealt``, ``my_discards``, ``my_drawn``) are left out.
+
+Worked example: full deck (D = 52, h = 5) gives an observation of
+2+2+4+4*52+6+52+24+2+6+9 = 315 floats and an information state of
+315 + 52 + 156 + 156 + 5*108 = 1219 floats.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from envs.cards import cards_str, deck
+from envs.poke import kernels as K
+
+_PHASE_NAMES = {K.PH_DEAL: "deal", K.PH_DRAW: "draw", K.PH_REPLACE: "replace", K.PH_TRICK: "trick",
+                K.PH_OVER: "over"}
+
+
+def mask_cards(mask: int) -> list[int]:
+    """Card ids of a card mask, ascending."""
+    return [c for c in range(52) if (int(mask) >> c) & 1]
+
+
+def mask_str(mask: int) -> str:
+    return cards_str(mask_cards(mask))
+
+
+class Layout:
+    """Sizes and card indexing of the tensors for one deck and hand size."""
+
+    def __init__(self, num_ranks: int, num_suits: int, hand_size: int):
+        self.deck = deck(num_ranks, num_suits)
+        self.num_cards = len(self.deck)
+        self.hand_size = hand_size
+        # Bit c of a mask -> tensor index: a (52,) lookup, -1 outside the deck.
+        self.index = np.full(52, -1, dtype=np.int64)
+        self.index[self.deck] = np.arange(self.num_cards)
+        d, h = self.num_cards, hand_size
+        self.public_pieces = [
+            ("player", (2,)), ("dealer", (2,)), ("phase", (4,)), ("my_hand", (d,)),
+            ("my_face_up", (d,)), ("opp_face_up", (d,)), ("my_thrown", (d,)), ("opp_thrown_count", (h + 1,)),
+            ("current_lead", (d,)), ("draws", (2, 3, 4)), ("drawing_over", (2,)), ("multipliers", (2, 3)),
+            ("scores", (9,)),
+        ]
+        self.recall_pieces = [("my_dealt", (d,)), ("my_discards", (3, d)), ("my_drawn", (3, d)),
+                              ("tricks", (h, 2 * d + 4))]
+
+    def pieces(self, perfect_recall: bool, private: bool) -> list[tuple[str, tuple[int, ...]]]:
+        chosen = self.public_pieces + (self.recall_pieces if perfect_recall else [])
+        if private:
+            return chosen
+        hidden = {"my_hand", "my_thrown", "my_dealt", "my_discards", "my_drawn"}
+        return [piece for piece in chosen if piece[0] not in hidden]
+
+    def mark(self, view: np.ndarray, mask: int) -> None:
+        """Set ``view[index of c] = 1`` for every card ``c`` of ``mask``."""
+        cards = mask_cards(mask)
+        if cards:
+            view[self.index[cards]] = 1.0
+
+
+def drawing_over(st: np.ndarray, player: int) -> bool:
+    """True once ``player`` has finished the draw phase of the current deal."""
+    phase = st[K.S_PHASE]
+    if phase in (K.PH_TRICK, K.PH_OVER):
+        return True
+    if phase == K.PH_DEAL:
+        return False
+    return player != st[K.S_DEALER] and st[K.S_DRAWER] == st[K.S_DEALER]
+
+
+def _face_up_and_thrown(st: np.ndarray, player: int) -> tuple[int, int, int]:
+    """(cards of ``player`` on view, cards of ``player`` thrown off, number thrown off)."""
+    up = thrown = 0
+    for t in range(K.MAX_HAND_SIZE):
+        lead, follow = st[K.S_LEAD + t], st[K.S_FOLLOW + t]
+        if lead == 0:
+            break
+        if st[K.S_TRICK_LEADER + t] == player:
+            up |= lead
+        elif st[K.S_TRICK_WINNER + t] == player:
+            up |= follow
+        else:
+            thrown |= follow
+    return up, thrown, bin(thrown).count("1")
+
+
+class PokeObserver:
+    """pyspiel Python observer: named views into one flat tensor, written in place."""
+
+    def __init__(self, iig_obs_type, layout: Layout, params):
+        if params:
+            raise ValueError(f"poke observers take no parameters; got {params}")
+        if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            raise ValueError("poke observers support private_info SINGLE_PLAYER or NONE, not ALL_PLAYERS")
+        self.layout = layout
+        self.perfect_recall = iig_obs_type.perfect_recall
+        self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        pieces = layout.pieces(self.perfect_recall, self.private)
+        self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
+        self.dict = {}
+        start = 0
+        for name, shape in pieces:
+            size = int(np.prod(shape))
+            self.dict[name] = self.tensor[start:start + size].reshape(shape)
+            start += size
+
+    def set_from(self, state, player: int) -> None:
+        self.tensor.fill(0.0)
+        write_tensor(self.dict, self.layout, state.state, player)
+
+    def string_from(self, state, player: int) -> str:
+        if self.perfect_recall:
+            return information_state_string(state, player, self.private)
+        return observation_string(state.state, player, self.private)
+
+
+def write_tensor(views: dict, layout: Layout, st: np.ndarray, player: int) -> None:
+    """Fill the zeroed ``views`` (a subset of the pieces above) from state ``st`` for ``player``."""
+    me, opp = player, 1 - player
+    phase = st[K.S_PHASE]
+    cur = K.current_player(st)
+    views["player"][me] = 1.0
+    views["dealer"][0 if st[K.S_DEALER] == me else 1] = 1.0
+    if phase in (K.PH_DEAL, K.PH_REPLACE):
+        views["phase"][0] = 1.0
+    elif phase == K.PH_DRAW:
+        views["phase"][1] = 1.0
+    elif phase == K.PH_TRICK:
+        views["phase"][2 if st[K.S_LEAD + st[K.S_TRICK]] == 0 else 3] = 1.0
+    my_up, my_thrown, _ = _face_up_and_thrown(st, me)
+    opp_up, _, opp_thrown_n = _face_up_and_thrown(st, opp)
+    if "my_hand" in views:
+        layout.mark(views["my_hand"], st[K.S_HAND + me] & ~st[K.S_PLAYED + me])
+        layout.mark(views["my_thrown"], my_thrown)
+    layout.mark(views["my_face_up"], my_up)
+    layout.mark(views["opp_face_up"], opp_up)
+    views["opp_thrown_count"][opp_thrown_n] = 1.0
+    if phase == K.PH_TRICK and cur >= 0 and cur != st[K.S_LEADER]:
+        layout.mark(views["current_lead"], st[K.S_LEAD + st[K.S_TRICK]])
+    for who, p in ((0, me), (1, opp)):
+        for k in range(st[K.S_NDRAWS + p]):
+            views["draws"][who, k, bin(st[K.S_DISC + 3 * p + k]).count("1")] = 1.0
+        views["drawing_over"][who] = float(drawing_over(st, p))
+        views["multipliers"][who, K.trick_multiplier(st, p).bit_length() - 1] = 1.0
+    views["scores"][:] = [st[K.S_TRICKS + me], st[K.S_TRICKS + opp], st[K.S_BELOW + me], st[K.S_BELOW + opp],
+                          st[K.S_ABOVE + me], st[K.S_ABOVE + opp], st[K.S_GAMES + me], st[K.S_GAMES + opp],
+                          st[K.S_DEALS_DONE]]
+    if "tricks" not in views:
+        return
+    if "my_dealt" in views:
+        layout.mark(views["my_dealt"], st[K.S_DEALT + me])
+        for k in range(3):
+            layout.mark(views["my_discards"][k], st[K.S_DISC + 3 * me + k])
+            layout.mark(views["my_drawn"][k], st[K.S_DRAWN + 3 * me + k])
+    d = layout.num_cards
+    for t in range(layout.hand_size):
+        lead = st[K.S_LEAD + t]
+        if lead == 0:
+            break
+        row = views["tricks"][t]
+        row[0 if st[K.S_TRICK_LEADER + t] == me else 1] = 1.0
+        layout.mark(row[2:2 + d], lead)
+        follow = st[K.S_FOLLOW + t]
+        if follow:
+            follower = 1 - st[K.S_TRICK_LEADER + t]
+            # A winning reply lies face up; a throw-off is seen by its owner only.
+            if st[K.S_TRICK_WINNER + t] == follower or (follower == me and "my_hand" in views):
+                layout.mark(row[2 + d:2 + 2 * d], follow)
+            row[2 * d + 2 + (0 if st[K.S_TRICK_WINNER + t] == me else 1)] = 1.0
+
+
+def action_to_string(st: np.ndarray, cfg: np.ndarray, player: int, action: int) -> str:
+    """Readable name of a player action in state ``st``: ``'stand'``, ``'discard Jc Ad'``, ``'play Kc Kd'``."""
+    h = int(cfg[K.C_HAND_SIZE])
+    base = 1 << h
+    hand = int(st[K.S_HAND + player])
+    if action == K.STAND:
+        return "stand"
+    if 0 < action < base:
+        return "discard " + mask_str(K.slots_to_cards(hand, action))
+    if base <= action < 2 * base:
+        return "play " + mask_str(K.slots_to_cards(hand, action - base))
+    return f"action {action} (not a poke action for hand_size={h})"
+
+
+def _draw_events(st: np.ndarray, player: int, private: bool) -> list[str]:
+    """Draw phase of the current deal as seen by ``player``: non-dealer's draws, then dealer's."""
+    events = []
+    dealer = st[K.S_DEALER]
+    for p in (1 - dealer, dealer):
+        n = st[K.S_NDRAWS + p]
+        for k in range(n):
+            disc = st[K.S_DISC + 3 * p + k]
+            text = f"P{p} discards {bin(disc).count('1')}"
+            if p == player and private:
+                text += f" [{mask_str(disc)}] draws [{mask_str(st[K.S_DRAWN + 3 * p + k])}]"
+            events.append(text)
+        if drawing_over(st, p) and n < K._max_draws(st, p):
+            events.append(f"P{p} stands")
+    return events
+
+
+def _trick_events(st: np.ndarray, player: int, private: bool) -> list[str]:
+    events = []
+    for t in range(K.MAX_HAND_SIZE):
+        lead = st[K.S_LEAD + t]
+        if lead == 0:
+            break
+        leader = st[K.S_TRICK_LEADER + t]
+        text = f"T{t + 1} P{leader} leads {mask_str(lead)}"
+        follow = st[K.S_FOLLOW + t]
+        if follow:
+            winner = st[K.S_TRICK_WINNER + t]
+            if winner != leader:
+                text += f", P{1 - leader} beats with {mask_str(follow)}"
+            elif 1 - leader == player and private:
+                text += f", P{1 - leader} throws off [{mask_str(follow)}]"
+            else:
+                text += f", P{1 - leader} throws off {bin(follow).count('1')}"
+        events.append(text)
+    return events
+
+
+def deal_string(st: np.ndarray, player: int, private: bool = True) -> str:
+    """The current deal of ``st`` as ``player`` knows it (own cards, draws, plays)."""
+    parts = [f"deal {st[K.S_DEALS_DONE] + 1} dealer P{st[K.S_DEALER]}"]
+    if private:
+        parts.append(f"dealt [{mask_str(st[K.S_DEALT + player])}]")
+    parts += _draw_events(st, player, private)
+    parts += _trick_events(st, player, private)
+    return " | ".join(parts)
+
+
+def _result_string(before: np.ndarray, after: np.ndarray) -> str:
+    """Showdown and score of a finished deal (``before``: its last position, ``after``: settled)."""
+    return (f"showdown P0 [{mask_str(before[K.S_HAND])}] P1 [{mask_str(before[K.S_HAND + 1])}]"
+            f" | tricks {after[K.S_LAST_TRICK_PTS]}/{after[K.S_LAST_TRICK_PTS + 1]}"
+            f" sweep {after[K.S_LAST_SWEEP]}/{after[K.S_LAST_SWEEP + 1]}"
+            f" poker {after[K.S_LAST_POKER]}/{after[K.S_LAST_POKER + 1]}"
+            + (f" | game to P{after[K.S_LAST_GAME]}" if after[K.S_LAST_GAME] >= 0 else "")
+            + f" | above {after[K.S_ABOVE]}/{after[K.S_ABOVE + 1]} below {after[K.S_BELOW]}/{after[K.S_BELOW + 1]}")
+
+
+def _record_last_trick(st: np.ndarray, cfg: np.ndarray, action: int) -> None:
+    """Write the deal's final reply ``action`` into the trick log of ``st`` without settling the deal."""
+    t = st[K.S_TRICK]
+    follower = K.current_player(st)
+    follow = K.slots_to_cards(st[K.S_HAND + follower], action - (1 << int(cfg[K.C_HAND_SIZE])))
+    st[K.S_FOLLOW + t] = follow
+    st[K.S_TRICK_WINNER + t] = follower if K.beats(st[K.S_LEAD + t], follow) else 1 - follower
+    st[K.S_TRICK] = t + 1
+
+
+def information_state_string(state, player: int, private: bool = True) -> str:
+    """Everything ``player`` has seen, in order (perfect recall over the whole match).
+
+    Finished deals are replayed from the history (only games and rubbers have
+    any); each ends with its showdown, where both poker hands are shown.
+    """
+    st, cfg = state.state, state.cfg
+    segments = []
+    if st[K.S_DEAL_START] > 0 or st[K.S_PHASE] == K.PH_OVER:
+        replay = np.zeros(K.STATE_SIZE, dtype=np.int64)
+        K.init_state(replay, cfg)
+        for action in state.history():
+            before = replay.copy()
+            K.apply_action(replay, cfg, action)
+            if replay[K.S_DEALS_DONE] != before[K.S_DEALS_DONE]:
+                _record_last_trick(before, cfg, action)
+                segments.append(deal_string(before, player, private) + " | " + _result_string(before, replay))
+    if st[K.S_PHASE] != K.PH_OVER:
+        segments.append(deal_string(st, player, private))
+    return f"P{player} || " + " || ".join(segments)
+
+
+def observation_string(st: np.ndarray, player: int, private: bool = True) -> str:
+    """What ``player`` sees now: own hand, cards on view, draw counts, multipliers and the score."""
+    me, opp = player, 1 - player
+    my_up, my_thrown, _ = _face_up_and_thrown(st, me)
+    opp_up, _, opp_thrown_n = _face_up_and_thrown(st, opp)
+    parts = [f"P{me} dealer P{st[K.S_DEALER]} {_PHASE_NAMES[int(st[K.S_PHASE])]}"]
+    if private:
+        parts.append(f"hand [{mask_str(st[K.S_HAND + me] & ~st[K.S_PLAYED + me])}]")
+        parts.append(f"my thrown [{mask_str(my_thrown)}]")
+    counts = [[bin(st[K.S_DISC + 3 * p + k]).count("1") for k in range(st[K.S_NDRAWS + p])] for p in (me, opp)]
+    parts.append(f"up me [{mask_str(my_up)}] opp [{mask_str(opp_up)}] opp thrown {opp_thrown_n}")
+    if st[K.S_PHASE] == K.PH_TRICK and K.current_player(st) != st[K.S_LEADER]:
+        parts.append(f"lead [{mask_str(st[K.S_LEAD + st[K.S_TRICK]])}]")
+    parts.append(f"draws me {counts[0]} opp {counts[1]} x{K.trick_multiplier(st, me)}/x{K.trick_multiplier(st, opp)}")
+    parts.append(f"tricks {st[K.S_TRICKS + me]}/{st[K.S_TRICKS + opp]} below {st[K.S_BELOW + me]}/"
+                 f"{st[K.S_BELOW + opp]} above {st[K.S_ABOVE + me]}/{st[K.S_ABOVE + opp]} games "
+                 f"{st[K.S_GAMES + me]}/{st[K.S_GAMES + opp]} deals {st[K.S_DEALS_DONE]}")
+    return " | ".join(parts)
+
+
+def state_string(st: np.ndarray, cfg: np.ndarray) -> str:
+    """Full position (both hands, the stock size and the score) for debugging and logs."""
+    return (f"{_PHASE_NAMES[int(st[K.S_PHASE])]} dealer P{st[K.S_DEALER]} | P0 [{mask_str(st[K.S_HAND])}] "
+            f"P1 [{mask_str(st[K.S_HAND + 1])}] | stock {bin(K.stock_mask(st, cfg)).count('1')} | "
+            f"{deal_string(st, 0)} | above {st[K.S_ABOVE]}/{st[K.S_ABOVE + 1]} below "
+            f"{st[K.S_BELOW]}/{st[K.S_BELOW + 1]} games {st[K.S_GAMES]}/{st[K.S_GAMES + 1]}")

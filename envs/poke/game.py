@@ -1,0 +1,212 @@
+"""Poke as a pyspiel game: parameters, GameType/GameInfo, State and Observer.
+
+Every rule lives in ``envs.poke.kernels``; the State here holds one ``int64``
+array and calls the kernels. Action ids are documented in the kernels module
+and in ``docs/games/poke.md``; tensors and strings in ``envs.poke.encoding``.
+
+    >>> import pyspiel, envs
+    >>> game = pyspiel.load_game("poke(num_ranks=4,num_suits=2,hand_size=3)")
+    >>> state = game.new_initial_state()
+    >>> state.chance_outcomes()[0]          # the Jc is dealt with probability 1/8
+    (36, 0.125)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyspiel
+
+from envs.cards import card_str
+from envs.poke import encoding
+from envs.poke import kernels as K
+from envs.poke.resample import resample
+from envs.versions import record_game_version
+
+GAME_NAME = "poke"
+GAME_VERSION = 1
+
+MODES = {"deal": K.MODE_DEAL, "game": K.MODE_GAME, "rubber": K.MODE_RUBBER}
+TRICK_UNITS = {"card": K.UNIT_CARD, "play": K.UNIT_PLAY}
+DEFAULT_PARAMS = {
+    "mode": "deal",
+    "num_ranks": 13,
+    "num_suits": 4,
+    "hand_size": 5,
+    "trick_unit": "card",
+    "trick_value": 0.0,
+    "max_deals": 100,
+}
+# The small exact variant: 6 cards (Q, K, A in two suits), hands of two,
+# one deal. Its tree size is documented in docs/games/poke.md and checked in tests.
+SMALL_EXACT_PARAMS = {"mode": "deal", "num_ranks": 3, "num_suits": 2, "hand_size": 2}
+
+_HAND_POINTS_BY_NEED = (
+    # (points, min hand size, min suits, min ranks): the best category a deck can make.
+    (1000, 5, 1, 5),  # royal flush (the highest ranks are always kept)
+    (600, 4, 4, 1),  # four of a kind
+    (500, 5, 3, 2),  # full house
+    (200, 3, 3, 1),  # three of a kind
+    (100, 4, 2, 2),  # two pairs
+    (50, 2, 2, 1),  # one pair
+)
+
+
+def check_params(params: dict) -> dict:
+    """Complete ``params`` with defaults and check them; ValueError names the bad parameter."""
+    unknown = set(params) - set(DEFAULT_PARAMS)
+    if unknown:
+        raise ValueError(f"unknown poke parameter(s) {sorted(unknown)}; allowed: {sorted(DEFAULT_PARAMS)}")
+    p = {**DEFAULT_PARAMS, **params}
+    if p["mode"] not in MODES:
+        raise ValueError(f"mode={p['mode']!r} is not one of {sorted(MODES)}")
+    if p["trick_unit"] not in TRICK_UNITS:
+        raise ValueError(f"trick_unit={p['trick_unit']!r} is not one of {sorted(TRICK_UNITS)}")
+    for name, lo, hi in (("num_ranks", 2, 13), ("num_suits", 1, 4), ("hand_size", 1, 5)):
+        if isinstance(p[name], bool) or not isinstance(p[name], (int, np.integer)) or not lo <= p[name] <= hi:
+            raise ValueError(f"{name}={p[name]!r} must be an integer in {lo}..{hi}")
+    if isinstance(p["max_deals"], bool) or not isinstance(p["max_deals"], (int, np.integer)) or p["max_deals"] < 1:
+        raise ValueError(f"max_deals={p['max_deals']!r} must be an integer >= 1")
+    if not isinstance(p["trick_value"], (int, float)) or not math.isfinite(p["trick_value"]):
+        raise ValueError(f"trick_value={p['trick_value']!r} must be a finite number")
+    deck_size = p["num_ranks"] * p["num_suits"]
+    if 2 * p["hand_size"] > deck_size:
+        raise ValueError(
+            f"hand_size={p['hand_size']} needs {2 * p['hand_size']} cards for both hands but the deck "
+            f"(num_ranks={p['num_ranks']} x num_suits={p['num_suits']}) holds {deck_size}"
+        )
+    return p
+
+
+def max_hand_points(hand_size: int, num_suits: int, num_ranks: int) -> int:
+    """Highest poker-hand points a deal can score with these deck and hand sizes."""
+    for points, need_hand, need_suits, need_ranks in _HAND_POINTS_BY_NEED:
+        if hand_size >= need_hand and num_suits >= need_suits and num_ranks >= need_ranks:
+            return points
+    return 0
+
+
+def _game_type() -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=GAME_NAME,
+        long_name="Poke (Sackson)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=dict(DEFAULT_PARAMS),
+    )
+
+
+def _game_info(p: dict) -> pyspiel.GameInfo:
+    h = p["hand_size"]
+    # One deal: the non-dealer makes at most 2 draw decisions (draw, draw), the
+    # dealer at most 3 (draw, draw, draw or draw, draw, stand), and each of at
+    # most h tricks takes 2 plays.
+    per_deal_moves = K.NONDEALER_DRAWS + K.DEALER_DRAWS + 2 * h
+    # Above the line one deal gives a player at most a sweep plus the best hand;
+    # below the line at most h tricks at 4 points each.
+    per_deal_above = K.SWEEP_BONUS + max_hand_points(h, p["num_suits"], p["num_ranks"])
+    if p["mode"] == "deal":
+        deals = 1
+        bound = per_deal_above + abs(float(p["trick_value"])) * 4 * h
+    else:
+        deals = p["max_deals"]
+        bonus = K.GAME_BONUS if p["mode"] == "game" else 2 * K.GAME_BONUS + K.RUBBER_BONUS_CLEAN
+        bound = deals * per_deal_above + bonus
+    return pyspiel.GameInfo(
+        num_distinct_actions=2 << h,  # 2**h draw ids (0 = stand) + 2**h play ids
+        max_chance_outcomes=52,  # outcomes are card ids 0..51
+        num_players=2,
+        min_utility=-float(bound),
+        max_utility=float(bound),
+        utility_sum=0.0,
+        max_game_length=deals * per_deal_moves,
+    )
+
+
+class PokeGame(pyspiel.Game):
+    """Poke with the parameters of ``DEFAULT_PARAMS`` (see ``docs/games/poke.md``)."""
+
+    def __init__(self, params=None):
+        p = check_params(dict(params or {}))
+        self.params = p
+        self.cfg = K.make_config(p["num_ranks"], p["num_suits"], p["hand_size"], MODES[p["mode"]],
+                                 TRICK_UNITS[p["trick_unit"]], p["max_deals"])
+        self.trick_value = float(p["trick_value"])
+        self.layout = encoding.Layout(p["num_ranks"], p["num_suits"], p["hand_size"])
+        super().__init__(_game_type(), _game_info(p), p)
+
+    def new_initial_state(self):
+        return PokeState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return encoding.PokeObserver(
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.layout, params)
+
+
+class PokeState(pyspiel.State):
+    """A Poke position: one ``int64`` array (``kernels.STATE_SIZE``) plus the parameters."""
+
+    def __init__(self, game: PokeGame):
+        super().__init__(game)
+        self.cfg = game.cfg
+        self.trick_value = game.trick_value
+        self.state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+        K.init_state(self.state, self.cfg)
+
+    def current_player(self):
+        return int(K.current_player(self.state))
+
+    def _legal_actions(self, player):
+        buf = np.empty(2 << int(self.cfg[K.C_HAND_SIZE]), dtype=np.int64)
+        n = K.legal_actions(self.state, self.cfg, buf)
+        return buf[:n].tolist()
+
+    def chance_outcomes(self):
+        buf = np.empty(52, dtype=np.int64)
+        n = K.chance_outcomes(self.state, self.cfg, buf)
+        return [(int(c), 1.0 / n) for c in buf[:n]]
+
+    def _apply_action(self, action):
+        if self.is_chance_node():
+            allowed = [c for c, _ in self.chance_outcomes()]
+        else:
+            allowed = self._legal_actions(self.current_player())
+        if action not in allowed:
+            player = self.current_player()
+            names = ", ".join(f"{a} ({self._action_to_string(player, a)})" for a in allowed)
+            raise ValueError(f"action {action} is not legal here; legal actions: {names}")
+        K.apply_action(self.state, self.cfg, int(action))
+
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            return card_str(int(action))
+        return encoding.action_to_string(self.state, self.cfg, player, int(action))
+
+    def is_terminal(self):
+        return self.state[K.S_PHASE] == K.PH_OVER
+
+    def returns(self):
+        out = np.zeros(2)
+        K.returns(self.state, self.cfg, self.trick_value, out)
+        return out.tolist()
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A full state consistent with ``player_id``'s information (see ``envs.poke.resample``)."""
+        return resample(self, player_id, probability_sampler)
+
+    def __str__(self):
+        return encoding.state_string(self.state, self.cfg)
+
+
+record_game_version(GAME_NAME, GAME_VERSION)
+pyspiel.register_game(_game_type(), PokeGame)
