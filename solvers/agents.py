@@ -6,6 +6,7 @@ Add a module here when it defines agents with :func:`solvers.bots.register_bot`.
 import importlib
 
 AGENT_MODULES = (
+    "solvers.cfr.agents",
 )
 
 for _module in AGENT_MODULES:

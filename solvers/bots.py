@@ -33,6 +33,7 @@ class Option:
     type: type
     default: object
     help: str
+    required: bool = False
 
     def check(self, bot: str, name: str, value):
         if self.type is float and isinstance(value, int) and not isinstance(value, bool):
@@ -109,7 +110,8 @@ def describe_bots(game: pyspiel.Game) -> str:
     for name, spec in bot_specs(game).items():
         lines.append(f"{name}: {spec.description}")
         for opt_name, opt in spec.options.items():
-            lines.append(f"    {opt_name} ({opt.type.__name__}, default {opt.default!r}): {opt.help}")
+            default = "required" if opt.required else f"default {opt.default!r}"
+            lines.append(f"    {opt_name} ({opt.type.__name__}, {default}): {opt.help}")
     return "\n".join(lines)
 
 
@@ -141,6 +143,9 @@ def make_bot(game: pyspiel.Game, name: str, player: int = 0, seed: int = 0, **op
         raise ValueError(f"agent {name!r} has no option {unknown[0]!r}; its options: {valid}")
     if not 0 <= player < game.num_players():
         raise ValueError(f"player {player} is not a seat of {_game_name(game)} (0..{game.num_players() - 1})")
+    missing = [key for key, opt in spec.options.items() if opt.required and key not in options]
+    if missing:
+        raise ValueError(f"agent {name!r} needs option {missing[0]!r}: {spec.options[missing[0]].help}")
     resolved = {key: opt.default for key, opt in spec.options.items()}
     resolved.update({key: spec.options[key].check(name, key, value) for key, value in options.items()})
     return spec.factory(game, player, seed, **resolved)

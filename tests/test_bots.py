@@ -86,3 +86,9 @@ def test_bad_seat_and_duplicate_registration_are_rejected():
         make_bot(KUHN, "random", player=2)
     with pytest.raises(ValueError, match="already registered"):
         register_bot("first_legal_test", "kuhn_poker", lambda g, p, s: None, "duplicate")
+
+
+def test_required_options_are_named_when_missing():
+    with pytest.raises(ValueError, match="agent 'cfr-policy' needs option 'path'"):
+        make_bot(KUHN, "cfr-policy")
+    assert "path (str, required)" in describe_bots(KUHN)

@@ -139,5 +139,5 @@ def test_cfr_policy_agent_from_the_registry(tmp_path):
     assert abs(np.mean(returns) + 1 / 18) < 3 * np.std(returns) / np.sqrt(len(returns))
     with pytest.raises(ValueError, match="not leduc_poker"):
         make_bot(pyspiel.load_game("leduc_poker"), "cfr-policy", path=str(path))
-    with pytest.raises(ValueError, match="needs path"):
+    with pytest.raises(ValueError, match="needs option .path."):
         make_bot(game, "cfr-policy")

@@ -38,10 +38,12 @@ def test_openspiel_rl_environment_plays_an_episode(variant):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_every_registered_agent_plays_through_evaluate_bots(variant):
-    from solvers.bots import bot_names
+    from solvers.bots import bot_specs
 
     game = pyspiel.load_game(variant)
-    for name in bot_names(game):
+    for name, spec in bot_specs(game).items():
+        if any(option.required for option in spec.options.values()):
+            continue  # needs a file made for this game (e.g. a trained policy); tested with its solver
         bots = [make_bot(game, name, player=p, seed=p) for p in range(game.num_players())]
         returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
         assert len(returns) == game.num_players()

@@ -15,8 +15,6 @@ from solvers.cfr.policy_io import StrategyBot, load_strategy
 
 def make_strategy_bot(game, player: int, seed: int, path: str) -> StrategyBot:
     """A ``StrategyBot`` for ``game`` from the strategy file at ``path``."""
-    if not path:
-        raise ValueError("agent 'cfr-policy' needs path=<strategy file written by gamut cfr --save-policy>")
     strategy = load_strategy(path)
     if strategy.game_string != str(game):
         raise ValueError(f"strategy file {path} is for {strategy.game_string}, not {game}")
@@ -28,5 +26,5 @@ register_bot(
     ANY_GAME,
     make_strategy_bot,
     "samples from a saved CFR/MCCFR average policy (uniform at unseen information states)",
-    {"path": Option(str, "", "strategy file (.npz) from 'gamut cfr --save-policy'")},
+    {"path": Option(str, "", "strategy file (.npz) from 'gamut cfr --save-policy'", required=True)},
 )
