@@ -439,7 +439,7 @@ def returns(state, cfg, trick_value, out):
     if cfg[C_MODE] == MODE_DEAL:
         diff += trick_value * float(state[S_BELOW] - state[S_BELOW + 1])
     out[0] = diff
-    out[1] = -diff
+    out[1] = 0.0 - diff  # not -diff: no negative zero
 
 
 @numba.njit(cache=True)
@@ -484,18 +484,20 @@ def random_rollout(state, cfg, seed):
 
 
 @numba.njit(cache=True)
-def random_deals(cfg, num_deals, seed, out_returns):
-    """Play ``num_deals`` random matches from the initial state (the benchmark loop).
+def random_matches(cfg, num_matches, seed, out_returns):
+    """Play ``num_matches`` random matches (deals, games or rubbers by ``cfg``) from the start.
 
-    Writes player 0's above-the-line difference of each into ``out_returns``
-    (``float64``, ``(num_deals,)``). Returns the total number of actions applied.
+    Uniform random actions, exact chance, one splitmix64 stream seeded by
+    ``seed``. Writes player 0's above-the-line difference of each into
+    ``out_returns`` (``float64``, ``(num_matches,)``). Returns the total number
+    of actions applied (chance included).
     """
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = np.uint64(seed)
     buf = np.empty(64, dtype=np.int64)
     state = np.empty(STATE_SIZE, dtype=np.int64)
     total = 0
-    for i in range(num_deals):
+    for i in range(num_matches):
         init_state(state, cfg)
         total += _rollout(state, cfg, rng, buf)
         out_returns[i] = state[S_ABOVE] - state[S_ABOVE + 1]
