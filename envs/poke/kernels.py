@@ -117,13 +117,18 @@ def popcount(x):
     return n
 
 
+# De Bruijn bit scan: (lowest bit * constant) >> 58 indexes a 64-entry table of bit positions.
+_DEBRUIJN = 0x03F79D71B4CB0A89
+_DEBRUIJN_TABLE = np.zeros(64, dtype=np.int64)
+for _bit in range(64):
+    _DEBRUIJN_TABLE[((1 << _bit) * _DEBRUIJN % 2**64) >> 58] = _bit
+
+
 @numba.njit(cache=True)
 def lowest_card(mask):
-    """Lowest card id in a non-empty card mask."""
-    c = 0
-    while not (mask >> c) & 1:
-        c += 1
-    return c
+    """Lowest card id in a non-empty card mask (constant time)."""
+    low = np.uint64(mask & -mask)
+    return _DEBRUIJN_TABLE[(low * np.uint64(_DEBRUIJN)) >> np.uint64(58)]
 
 
 @numba.njit(cache=True)
@@ -238,17 +243,36 @@ def legal_actions(state, cfg, out):
         return n
     p = current_player(state)
     hand = state[S_HAND + p]
-    free = cards_to_slots(hand, hand & ~state[S_PLAYED + p])
+    played = state[S_PLAYED + p]
+    # Free slots and, 4 bits per slot, the rank of each slot's card.
+    free = 0
+    ranks = 0
+    rest = hand
+    for i in range(h):
+        c = lowest_card(rest)
+        rest &= rest - 1
+        ranks |= (c >> 2) << (4 * i)
+        if not (played >> c) & 1:
+            free |= 1 << i
     lead = state[S_LEAD + state[S_TRICK]]
+    lead_size = popcount(lead)
     for m in range(1, base):
         if m & ~free:
             continue
         size = popcount(m)
-        if lead == 0:
-            if size <= MAX_SET and (size == 1 or set_rank(slots_to_cards(hand, m)) >= 0):
+        if lead != 0:
+            if size == lead_size:
                 out[n] = base + m
                 n += 1
-        elif size == popcount(lead):
+            continue
+        if size > MAX_SET:
+            continue
+        first = (ranks >> (4 * lowest_card(m))) & 15
+        same = True
+        for i in range(h):
+            if (m >> i) & 1 and (ranks >> (4 * i)) & 15 != first:
+                same = False
+        if same:
             out[n] = base + m
             n += 1
     return n
