@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pyspiel
 import pytest
@@ -9,6 +12,7 @@ import pytest
 import envs.poke.game  # noqa: F401  (registers poke with pyspiel)
 from envs.cards import card_str, parse_card
 from envs.poke import kernels as K
+from envs.poke.encoding import Layout
 from envs.poke.game import DEFAULT_PARAMS, SMALL_EXACT_PARAMS, check_params
 
 SMALL = dict(num_ranks=3, num_suits=2, hand_size=2)  # Qc Qd Kc Kd Ac Ad
@@ -226,6 +230,21 @@ def _count_nodes(game, counts):
     st = np.zeros(K.STATE_SIZE, dtype=np.int64)
     K.init_state(st, game.cfg)
     _count_tree(st, game.cfg, counts)
+
+
+def test_documented_tensor_layout_matches_the_game():
+    text = (Path(__file__).resolve().parent.parent / "docs" / "games" / "poke.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| (\d+)\.\.(\d+) \| (\d+) \|", text, re.M)
+    documented = [(name, int(lo), int(hi), int(size)) for name, lo, hi, size in rows]
+    expected, start = [], 0
+    for name, shape in Layout(13, 4, 5).pieces(perfect_recall=True, private=True):
+        size = int(np.prod(shape))
+        expected.append((name, start, start + size - 1, size))
+        start += size
+    assert documented == expected
+    assert start == pyspiel.load_game("poke").information_state_tensor_size()
+    params = re.findall(r"^\| `(\w+)` \| (?:int|str|float) \| `?([\w.]+)`? \|", text, re.M)
+    assert {name: default for name, default in params} == {k: str(v) for k, v in DEFAULT_PARAMS.items()}
 
 
 def test_default_parameters():

@@ -208,5 +208,7 @@ class PokeState(pyspiel.State):
         return encoding.state_string(self.state, self.cfg)
 
 
-record_game_version(GAME_NAME, GAME_VERSION)
+# Documented variants (docs/games/poke.md): the full deal, the small exact variant, a game, a rubber.
+VARIANTS = ("poke()", "poke(hand_size=2,num_ranks=3,num_suits=2)", "poke(mode=game)", "poke(mode=rubber)")
+record_game_version(GAME_NAME, GAME_VERSION, VARIANTS)
 pyspiel.register_game(_game_type(), PokeGame)
