@@ -1,7 +1,7 @@
 """Random full Poke deals per second: the Numba kernels vs the pyspiel State API.
 
 Both play the same game (default: one deal with the full deck) with uniform
-random actions and exact chance. Ours is ``kernels.random_matches`` (one
+random actions and exact chance. Ours is ``rollout.random_matches`` (one
 compiled loop); the baseline is the ordinary Python loop over a pyspiel state
 (``chance_outcomes`` / ``legal_actions`` / ``apply_action``), which is how
 generic OpenSpiel code drives the game. Kernels are compiled by a warm-up run
@@ -49,7 +49,7 @@ def run(args) -> dict:
     import pyspiel
 
     import envs  # noqa: F401  (registers poke)
-    from envs.poke import kernels
+    from envs.poke import rollout
 
     if args.deals < 1 or args.api_deals < 1 or args.repeats < 1:
         raise ValueError("--deals, --api-deals and --repeats must be >= 1")
@@ -57,7 +57,7 @@ def run(args) -> dict:
     if game.get_type().short_name != "poke":
         raise ValueError(f"--game must be a poke game string such as 'poke(hand_size=3)', got {args.game!r}")
     out = np.empty(args.deals)
-    kernels.random_matches(game.cfg, 10, args.seed, out)  # warm-up: load or compile the kernels
+    rollout.random_matches(game.cfg, 10, args.seed, out)  # warm-up: load or compile the kernels
     rng = np.random.default_rng(args.seed)
     _api_deals(game, 5, rng)
 
@@ -65,7 +65,7 @@ def run(args) -> dict:
     ours_actions = api_actions = 0
     for repeat in range(args.repeats):
         start = time.perf_counter()
-        ours_actions = kernels.random_matches(game.cfg, args.deals, args.seed + repeat, out)
+        ours_actions = rollout.random_matches(game.cfg, args.deals, args.seed + repeat, out)
         ours_seconds.append(time.perf_counter() - start)
         start = time.perf_counter()
         api_actions = _api_deals(game, args.api_deals, rng)

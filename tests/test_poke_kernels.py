@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from envs.poke import kernels as K
+from envs.poke import rollout
 from envs.poke import showdown
 from envs.poke.game import MODES, TRICK_UNITS, check_params
 from tests.poke_reference import RefPoke, poker_points, reply_beats
@@ -172,7 +173,7 @@ def test_rollout_is_deterministic_in_its_seed():
     for seed in (5, 5, 6):
         st = np.zeros(K.STATE_SIZE, dtype=np.int64)
         K.init_state(st, cfg)
-        n = K.random_rollout(st, cfg, seed)
+        n = rollout.random_rollout(st, cfg, seed)
         assert st[K.S_PHASE] == K.PH_OVER and n > 0
         finals.append(st.copy())
     np.testing.assert_array_equal(finals[0], finals[1])
@@ -182,7 +183,7 @@ def test_rollout_is_deterministic_in_its_seed():
 def test_random_matches_mean_is_zero_sum_and_seeded():
     cfg = _cfg()
     a, b = np.zeros(2000), np.zeros(2000)
-    steps = K.random_matches(cfg, 2000, 11, a)
-    K.random_matches(cfg, 2000, 11, b)
+    steps = rollout.random_matches(cfg, 2000, 11, a)
+    rollout.random_matches(cfg, 2000, 11, b)
     np.testing.assert_array_equal(a, b)
     assert steps > 2000 * 10 and np.any(a != 0)

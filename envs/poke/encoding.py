@@ -237,7 +237,7 @@ def _draw_events(st: np.ndarray, player: int, private: bool) -> list[str]:
             if p == player and private:
                 text += f" [{mask_str(disc)}] draws [{mask_str(st[K.S_DRAWN + 3 * p + k])}]"
             events.append(text)
-        if drawing_over(st, p) and n < K._max_draws(st, p):
+        if drawing_over(st, p) and n < K.max_draws(st, p):
             events.append(f"P{p} stands")
     return events
 

@@ -3,7 +3,8 @@
 These kernels are the one implementation of the rules of
 ``/work/shared/rules/poke.md``: dealing, the draw phase with doubling, trick
 play, scoring of a deal, games and rubbers. ``envs.poke.game`` wraps them for
-pyspiel; solvers may call them directly.
+pyspiel, ``envs.poke.rollout`` plays random matches with them in compiled
+loops; solvers may call them directly.
 
 Arrays
 ------
@@ -297,7 +298,8 @@ def chance_outcomes(state, cfg, out):
 
 
 @numba.njit(cache=True)
-def _start_deal(state, cfg, dealer):
+def start_deal(state, cfg, dealer):
+    """Clear the deal fields of ``state`` and start dealing with ``dealer``; the score sheet is kept."""
     for i in range(S_PHASE, S_BELOW):
         state[i] = 0
     state[S_PHASE] = PH_DEAL
@@ -310,7 +312,7 @@ def init_state(state, cfg):
     """Fill ``state`` with the initial position: player 1 deals the first deal."""
     state[:] = 0
     state[S_LAST_GAME] = -1
-    _start_deal(state, cfg, 1)
+    start_deal(state, cfg, 1)
 
 
 @numba.njit(cache=True)
@@ -325,7 +327,8 @@ def _end_drawing(state):
 
 
 @numba.njit(cache=True)
-def _max_draws(state, player):
+def max_draws(state, player):
+    """Draws allowed to ``player`` in this deal: 3 for the dealer, 2 for the non-dealer."""
     return DEALER_DRAWS if player == state[S_DEALER] else NONDEALER_DRAWS
 
 
@@ -373,7 +376,7 @@ def _settle_deal(state, cfg):
     if state[S_DEALS_DONE] >= cfg[C_MAX_DEALS]:
         state[S_PHASE] = PH_OVER
         return
-    _start_deal(state, cfg, 1 - state[S_DEALER])
+    start_deal(state, cfg, 1 - state[S_DEALER])
 
 
 @numba.njit(cache=True)
@@ -403,7 +406,7 @@ def apply_action(state, cfg, action):
         state[S_DRAWN + 3 * p + state[S_NDRAWS + p] - 1] |= bit
         state[S_TO_DRAW] -= 1
         if state[S_TO_DRAW] == 0:
-            if state[S_NDRAWS + p] == _max_draws(state, p):
+            if state[S_NDRAWS + p] == max_draws(state, p):
                 _end_drawing(state)
             else:
                 state[S_PHASE] = PH_DRAW
@@ -464,68 +467,6 @@ def returns(state, cfg, trick_value, out):
         diff += trick_value * float(state[S_BELOW] - state[S_BELOW + 1])
     out[0] = diff
     out[1] = 0.0 - diff  # not -diff: no negative zero
-
-
-@numba.njit(cache=True)
-def _next_random(rng):
-    # splitmix64 step on a one-element uint64 array: explicit, seedable, allocation free.
-    rng[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = rng[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@numba.njit(cache=True)
-def _random_below(rng, n):
-    return np.int64(_next_random(rng) % np.uint64(n))
-
-
-@numba.njit(cache=True)
-def _rollout(state, cfg, rng, buf):
-    steps = 0
-    while state[S_PHASE] != PH_OVER:
-        if state[S_PHASE] == PH_DEAL or state[S_PHASE] == PH_REPLACE:
-            n = chance_outcomes(state, cfg, buf)
-        else:
-            n = legal_actions(state, cfg, buf)
-        apply_action(state, cfg, buf[_random_below(rng, n)])
-        steps += 1
-    return steps
-
-
-@numba.njit(cache=True)
-def random_rollout(state, cfg, seed):
-    """Play ``state`` to the end in place: uniform random actions and exact chance.
-
-    ``seed`` (int) seeds a splitmix64 generator; the same seed gives the same
-    play. Returns the number of actions applied.
-    """
-    rng = np.empty(1, dtype=np.uint64)
-    rng[0] = np.uint64(seed)
-    buf = np.empty(64, dtype=np.int64)
-    return _rollout(state, cfg, rng, buf)
-
-
-@numba.njit(cache=True)
-def random_matches(cfg, num_matches, seed, out_returns):
-    """Play ``num_matches`` random matches (deals, games or rubbers by ``cfg``) from the start.
-
-    Uniform random actions, exact chance, one splitmix64 stream seeded by
-    ``seed``. Writes player 0's above-the-line difference of each into
-    ``out_returns`` (``float64``, ``(num_matches,)``). Returns the total number
-    of actions applied (chance included).
-    """
-    rng = np.empty(1, dtype=np.uint64)
-    rng[0] = np.uint64(seed)
-    buf = np.empty(64, dtype=np.int64)
-    state = np.empty(STATE_SIZE, dtype=np.int64)
-    total = 0
-    for i in range(num_matches):
-        init_state(state, cfg)
-        total += _rollout(state, cfg, rng, buf)
-        out_returns[i] = state[S_ABOVE] - state[S_ABOVE + 1]
-    return total
 
 
 def make_config(num_ranks: int, num_suits: int, hand_size: int, mode: int, trick_unit: int,

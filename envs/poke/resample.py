@@ -116,7 +116,7 @@ def _deal_actions(game, deal_actions: list[int], st: np.ndarray, player: int, as
     replay = np.zeros(K.STATE_SIZE, dtype=np.int64)
     replay[:] = st
     # Rewind the deal: keep the score sheet and the dealer, clear the deal fields.
-    K._start_deal(replay, cfg, st[K.S_DEALER])
+    K.start_deal(replay, cfg, st[K.S_DEALER])
     replay[K.S_MOVES] = st[K.S_DEAL_START]
     replay[K.S_DEAL_START] = st[K.S_DEAL_START]
     out = []
