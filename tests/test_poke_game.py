@@ -206,6 +206,22 @@ def test_resample_is_seeded_by_the_sampler():
     assert a.history() == b.history()
 
 
+def test_open_spiel_python_ismcts_plays_through_resampling():
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game("poke", dict(SMALL, mode="game", max_deals=3))
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
+    bot = ismcts.ISMCTSBot(game, evaluator, 1.4, 30, random_state=np.random.RandomState(1))
+    state, rng = game.new_initial_state(), np.random.default_rng(2)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+        else:
+            state.apply_action(bot.step(state))
+    assert sum(state.returns()) == 0.0
+
+
 def test_tensors_have_the_documented_sizes():
     d, h = 52, 5
     observation = 2 + 2 + 4 + 4 * d + (h + 1) + d + 24 + 2 + 6 + 9
