@@ -1,0 +1,1 @@
+"""Palace Poker: rules as Numba kernels (``kernels``, ``showdown``), the pyspiel game (``game``), what players see (``encoding``), resampling (``resample``) and random playouts (``rollout``)."""

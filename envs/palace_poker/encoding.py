@@ -1,0 +1,263 @@
+"""Palace Poker from one player's point of view: action names, strings and tensors.
+
+Information
+-----------
+Public: banners, set-aside cards, soldiers, every action and chip amount, who
+is out, and the result of each battle. Private: a player's own palace. At a
+called battle both palaces are shown to the two battlers only. A card's
+location is *known* to seat ``p`` when it is in ``state[S_PUBLIC]`` (seen by
+all since the palaces were dealt) or in ``state[S_KNOWN + p]`` (``p``'s own
+palace cards and palaces shown to ``p``); other cards read as unknown.
+
+Tensor layout (``n`` players; absolute seats; every block in this order)
+-----------------------------------------------------------------------
+==================  ============  =========================================
+name                size          content
+==================  ============  =========================================
+``observer``        n             one-hot seat of the observer
+``to_move``         n             one-hot seat to act (zeros at chance/end)
+``phase``           7             one-hot ``PH_*`` phase
+``in_hand``         n             1 if the seat is still in the hand
+``quiet``           n             1 if the seat only stayed/discarded since
+                                  the last buy or bet
+``stack``           n             chips behind
+``contribution``    n             chips put in the pot
+``cards``           52 x (3+3n)   per card one-hot known location: draw pile,
+                                  discard pile, set aside, banner of seat q
+                                  (n), palace of q (n), soldier of q (n);
+                                  all zero = unknown to the observer
+``attacker``        n             one-hot attacker of the current battle
+``defender``        n             one-hot defender of the current battle
+``battle``          2             chips to call, raises made in the battle
+``discard_phase``   5             one-hot kind (buy, paid, take), last
+                                  discarded card id + 1 (0 = none), cards
+                                  discarded in this phase
+``piles``           4             turns taken, draw pile size, discard pile
+                                  size, reshuffles of the discard pile
+==================  ============  =========================================
+
+The information-state tensor appends ``action_counts`` (``n x 5``: per seat
+the stays, buys, discards, bets and raises made so far). It is a fixed-size
+summary, not a perfect-recall record (a hand can last ``max_turns`` turns);
+the information-state *string* is the perfect-recall key.
+
+Worked example (2 players): sizes are 2+2+7+2+2+2+2+52*9+2+2+2+5+4 = 502 for
+the observation and 502 + 10 = 512 for the information state; seat 1's own
+palace card ``As`` (id 51) sets ``cards[51, 3 + 2 + 1]`` (palace of seat 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from envs.cards import card_str, cards_str
+from envs.palace_poker import kernels as K
+
+PHASE_NAMES = ("banners", "palaces", "turn", "buy", "discard", "battle", "over")
+END_NAMES = ("", "last player", "same banner suit", "tied battle of the last two", "quiet round",
+             "max_turns")
+COUNT_NAMES = ("stays", "buys", "discards", "bets", "raises")
+
+
+def tensor_blocks(n: int, perfect_recall: bool) -> list[tuple[str, tuple[int, ...]]]:
+    """Names and shapes of the tensor blocks in layout order (see the module doc)."""
+    blocks = [
+        ("observer", (n,)), ("to_move", (n,)), ("phase", (K.NUM_PHASES,)), ("in_hand", (n,)),
+        ("quiet", (n,)), ("stack", (n,)), ("contribution", (n,)), ("cards", (K.NUM_CARDS, 3 + 3 * n)),
+        ("attacker", (n,)), ("defender", (n,)), ("battle", (2,)), ("discard_phase", (5,)), ("piles", (4,)),
+    ]
+    if perfect_recall:
+        blocks.append(("action_counts", (n, K.NUM_COUNTS)))
+    return blocks
+
+
+def known_mask(state: np.ndarray, player: int) -> int:
+    """Bitmask of the cards whose location ``player`` knows."""
+    return int(state[K.S_PUBLIC]) | int(state[K.S_KNOWN + player])
+
+
+def fill_tensor(views: dict, state: np.ndarray, cfg: np.ndarray, player: int) -> None:
+    """Write ``state`` as seen by ``player`` into the named ``views`` (already zeroed)."""
+    n = int(cfg[K.C_PLAYERS])
+    views["observer"][player] = 1
+    mover = int(K.current_player(state))
+    if mover >= 0:
+        views["to_move"][mover] = 1
+    views["phase"][int(state[K.S_PHASE])] = 1
+    for q in range(n):
+        views["in_hand"][q] = (state[K.S_IN] >> q) & 1
+        views["quiet"][q] = (state[K.S_QUIET] >> q) & 1
+    views["stack"][:] = state[K.S_STACK:K.S_STACK + n]
+    views["contribution"][:] = state[K.S_CONTRIB:K.S_CONTRIB + n]
+    known = known_mask(state, player)
+    for c in range(K.NUM_CARDS):
+        if (known >> c) & 1:
+            loc = int(state[K.S_LOC + c])
+            if loc < K.LOC_BANNER:
+                column = loc
+            else:
+                kind, seat = divmod(loc - K.LOC_BANNER, K.MAX_PLAYERS)
+                column = 3 + kind * n + seat
+            views["cards"][c, column] = 1
+    if state[K.S_PHASE] == K.PH_BATTLE:
+        views["attacker"][int(state[K.S_ATTACKER])] = 1
+        views["defender"][int(state[K.S_DEFENDER])] = 1
+        views["battle"][:] = (state[K.S_TO_CALL], state[K.S_RAISES])
+    if state[K.S_PHASE] == K.PH_DISCARD:
+        views["discard_phase"][int(state[K.S_DISC_KIND])] = 1
+        views["discard_phase"][3] = state[K.S_DISC_LAST] + 1
+        views["discard_phase"][4] = state[K.S_DISC_COUNT]
+    views["piles"][:] = (state[K.S_TURNS], K.count_at(state, K.LOC_DRAW),
+                         K.count_at(state, K.LOC_DISCARD), state[K.S_RESHUFFLES])
+    if "action_counts" in views:
+        counts = state[K.S_COUNTS:K.S_COUNTS + K.NUM_COUNTS * K.MAX_PLAYERS]
+        views["action_counts"][:] = counts.reshape(K.MAX_PLAYERS, K.NUM_COUNTS)[:n]
+
+
+def action_to_string(state: np.ndarray, cfg: np.ndarray, player: int, action: int) -> str:
+    """Name of ``action``; chip amounts are those ``player`` would pay in ``state``."""
+    if player == pyspiel.PlayerId.CHANCE:
+        return card_str(action) if 0 <= action < K.NUM_CARDS else f"outcome {action}"
+    names = {K.STAY: "stay", K.FOLD: "fold", K.BUY: "buy", K.DISCARD: "discard", K.CALL: "call",
+             K.DONE: "done"}
+    if action in names:
+        return names[action]
+    if K.DISCARD_CARD <= action < K.RAISE_BASE:
+        return f"discard {card_str(action - K.DISCARD_CARD)}"
+    bet_base = int(cfg[K.C_BET_BASE])
+    if K.RAISE_BASE <= action < bet_base:
+        level = action - K.RAISE_BASE
+        if level == cfg[K.C_RAISE_LEVELS]:
+            return "raise all-in"
+        return f"raise {int(K.raise_amount(state, cfg, player, level))}"
+    if bet_base <= action < cfg[K.C_NUM_ACTIONS]:
+        target, level = (int(x) for x in K.bet_target_level(cfg, action))
+        if level == cfg[K.C_BET_LEVELS]:
+            return f"bet all-in on seat {target}"
+        minimum = (int(state[K.S_NSOLD + player]) + 1) * int(cfg[K.C_SMALL])
+        return f"bet {minimum << level} on seat {target}"
+    return f"action {action}"
+
+
+def _cards_of(state: np.ndarray, loc: int) -> str:
+    return cards_str(np.flatnonzero(state[K.S_LOC:K.S_LOC + K.NUM_CARDS] == loc)) or "-"
+
+
+def _seats(mask: int) -> str:
+    return ",".join(str(q) for q in range(K.MAX_PLAYERS) if (mask >> q) & 1)
+
+
+def history_events(history, cfg: np.ndarray, player: int) -> list[str]:
+    """What ``player`` observed along ``history``, one token per observation (perfect recall).
+
+    Replays the kernels from the initial state; other seats' palace cards
+    are not shown unless a called battle showed them to ``player``.
+    """
+    state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    K.init_state(state, cfg)
+    events = []
+    for action in history:
+        phase = int(state[K.S_PHASE])
+        mover = int(K.current_player(state))
+        before = state.copy()
+        K.apply_action(state, cfg, int(action))
+        if phase == K.PH_BANNER:
+            where = "banner" if state[K.S_LOC + action] >= K.LOC_BANNER else "aside"
+            events.append(f"{before[K.S_DEAL_SEAT]}:{where}:{card_str(action)}")
+        elif phase == K.PH_PALACE:
+            if before[K.S_DEAL_SEAT] == player:
+                events.append(f"palace:{card_str(action)}")
+        elif phase == K.PH_BUY:
+            events.append(f"{before[K.S_TURN_PLAYER]}:draws:{card_str(action)}")
+        else:
+            paid = int(state[K.S_CONTRIB + mover] - before[K.S_CONTRIB + mover])
+            text = action_to_string(before, cfg, mover, int(action)).replace(" ", "_")
+            events.append(f"{mover}:{text}" + (f":{paid}" if paid else ""))
+            if phase == K.PH_BATTLE and action == K.CALL:
+                a, d = int(before[K.S_ATTACKER]), int(before[K.S_DEFENDER])
+                if player in (a, d):
+                    other = a + d - player
+                    shown = np.flatnonzero(before[K.S_LOC:K.S_LOC + K.NUM_CARDS] == K.LOC_PALACE + other)
+                    events.append(f"shown:{other}:{cards_str(shown).replace(' ', ',')}")
+        if state[K.S_LAST_OUT]:
+            events.append(f"out:{_seats(int(state[K.S_LAST_OUT]))}")
+        if state[K.S_PHASE] == K.PH_OVER:
+            n = int(cfg[K.C_PLAYERS])
+            events.append("won:" + ",".join(str(int(x)) for x in state[K.S_PAYOUT:K.S_PAYOUT + n]))
+    return events
+
+
+def information_state_string(history, cfg: np.ndarray, player: int) -> str:
+    """Perfect-recall key of ``player``: their seat, then ``history_events``."""
+    return " ".join([f"seat{player}"] + history_events(history, cfg, player))
+
+
+def observation_string(state: np.ndarray, cfg: np.ndarray, player: int) -> str:
+    """What ``player`` sees now: the table, their palace and the palaces shown to them."""
+    n = int(cfg[K.C_PLAYERS])
+    known = known_mask(state, player)
+    lines = [f"seat {player}; {PHASE_NAMES[int(state[K.S_PHASE])]}; to move {int(K.current_player(state))}; "
+             f"turns {int(state[K.S_TURNS])}; draw pile {K.count_at(state, K.LOC_DRAW)}; "
+             f"discard pile {K.count_at(state, K.LOC_DISCARD)}"]
+    for q in range(n):
+        banner = int(state[K.S_BANNER + q])
+        palace = np.flatnonzero(state[K.S_LOC:K.S_LOC + K.NUM_CARDS] == K.LOC_PALACE + q)
+        shown = [c for c in palace if (known >> int(c)) & 1]
+        lines.append(
+            f"{q}: {'in' if (state[K.S_IN] >> q) & 1 else 'out'} stack {int(state[K.S_STACK + q])} "
+            f"put {int(state[K.S_CONTRIB + q])} banner {card_str(banner) if banner >= 0 else '-'} "
+            f"soldiers {_cards_of(state, K.LOC_SOLDIER + q)} palace {cards_str(shown) or '?'}")
+    if state[K.S_PHASE] == K.PH_BATTLE:
+        lines.append(f"battle {int(state[K.S_ATTACKER])} on {int(state[K.S_DEFENDER])}: "
+                     f"to call {int(state[K.S_TO_CALL])}, raises {int(state[K.S_RAISES])}")
+    aside = _cards_of(state, K.LOC_SET_ASIDE)
+    if aside != "-":
+        lines.append(f"set aside {aside}")
+    return "\n".join(lines)
+
+
+def state_string(state: np.ndarray, cfg: np.ndarray) -> str:
+    """The whole position (every palace shown), for debugging and logs."""
+    n = int(cfg[K.C_PLAYERS])
+    pot = int(state[K.S_CONTRIB:K.S_CONTRIB + n].sum())
+    lines = [f"{PHASE_NAMES[int(state[K.S_PHASE])]}; to move {int(K.current_player(state))}; pot {pot}; "
+             f"turns {int(state[K.S_TURNS])}; draw {_cards_of(state, K.LOC_DRAW)}; "
+             f"discard {_cards_of(state, K.LOC_DISCARD)}"]
+    for q in range(n):
+        banner = int(state[K.S_BANNER + q])
+        lines.append(
+            f"{q}: {'in' if (state[K.S_IN] >> q) & 1 else 'out'} stack {int(state[K.S_STACK + q])} "
+            f"put {int(state[K.S_CONTRIB + q])} banner {card_str(banner) if banner >= 0 else '-'} "
+            f"palace {_cards_of(state, K.LOC_PALACE + q)} soldiers {_cards_of(state, K.LOC_SOLDIER + q)}")
+    if state[K.S_PHASE] == K.PH_OVER:
+        lines.append(f"ended by {END_NAMES[int(state[K.S_END])]}; won "
+                     + " ".join(str(int(x)) for x in state[K.S_PAYOUT:K.S_PAYOUT + n]))
+    return "\n".join(lines)
+
+
+class PalacePokerObserver:
+    """pyspiel observer: ``tensor`` (float32) with named views ``dict``; see the module doc."""
+
+    def __init__(self, iig_obs_type, cfg: np.ndarray):
+        self.cfg = cfg
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        blocks = tensor_blocks(int(cfg[K.C_PLAYERS]), self.perfect_recall)
+        self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in blocks), np.float32)
+        self.dict = {}
+        start = 0
+        for name, shape in blocks:
+            size = int(np.prod(shape))
+            self.dict[name] = self.tensor[start:start + size].reshape(shape)
+            start += size
+
+    def set_from(self, state, player):
+        """Write ``state`` as seen by ``player`` into ``tensor`` (in place)."""
+        self.tensor.fill(0)
+        fill_tensor(self.dict, state.state, self.cfg, player)
+
+    def string_from(self, state, player):
+        """Information-state string (perfect recall) or observation string."""
+        if self.perfect_recall:
+            return information_state_string(state.history(), self.cfg, player)
+        return observation_string(state.state, self.cfg, player)

@@ -1,0 +1,180 @@
+"""Palace Poker as a pyspiel game: parameters, GameType/GameInfo, State and Observer.
+
+Every rule lives in ``envs.palace_poker.kernels``; the State holds one
+``int64`` array and calls the kernels. Action ids are documented in the
+kernels module and in ``docs/games/palace_poker.md``; strings and tensors in
+``envs.palace_poker.encoding``; resampling in ``envs.palace_poker.resample``.
+
+    >>> import pyspiel, envs
+    >>> game = pyspiel.load_game("palace_poker(players=3)")
+    >>> state = game.new_initial_state()
+    >>> state.chance_outcomes()[0]          # seat 0's banner: any of 52 cards
+    (0, 0.019230769230769232)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from envs.palace_poker import encoding, resample
+from envs.palace_poker import kernels as K
+from envs.versions import record_game_version
+
+GAME_NAME = "palace_poker"
+GAME_VERSION = 1
+
+BETTING = {"limit": False, "no_limit": True}
+DEFAULT_PARAMS = {
+    "players": 2,
+    "small_bet": 2,
+    "big_bet": 4,
+    "betting": "limit",
+    "stack": 100,  # in small bets
+    "max_raises": 3,
+    "max_turns": 400,
+}
+MIN_PLAYERS = 2
+# A turn is at most: the turn action (1), the battle answers (one per raise
+# plus the final call or fold: max_raises + 1) and the winner's discard phase
+# (MAX_DISCARD_MOVES = 11 discards + done).
+MOVES_PER_TURN_BASE = 1 + 1 + K.MAX_DISCARD_MOVES
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def check_params(params: dict) -> dict:
+    """Complete ``params`` with defaults and check them; ValueError names the bad parameter."""
+    unknown = set(params) - set(DEFAULT_PARAMS)
+    if unknown:
+        raise ValueError(f"unknown palace_poker parameter(s) {sorted(unknown)}; allowed: {sorted(DEFAULT_PARAMS)}")
+    p = {**DEFAULT_PARAMS, **params}
+    if not _is_int(p["players"]) or not MIN_PLAYERS <= p["players"] <= K.MAX_PLAYERS:
+        raise ValueError(f"players={p['players']!r} must be an integer in {MIN_PLAYERS}..{K.MAX_PLAYERS}")
+    if p["betting"] not in BETTING:
+        raise ValueError(f"betting={p['betting']!r} is not one of {sorted(BETTING)}")
+    for name, low in (("small_bet", 1), ("stack", 1), ("max_raises", 0), ("max_turns", 1)):
+        if not _is_int(p[name]) or p[name] < low:
+            raise ValueError(f"{name}={p[name]!r} must be an integer >= {low}")
+    if not _is_int(p["big_bet"]) or p["big_bet"] < p["small_bet"]:
+        raise ValueError(f"big_bet={p['big_bet']!r} must be an integer >= small_bet={p['small_bet']}")
+    if p["stack"] * p["small_bet"] >= 2**40:
+        raise ValueError(f"stack={p['stack']} small bets of {p['small_bet']} chips is too large (< 2**40 chips)")
+    return p
+
+
+def make_config(p: dict) -> np.ndarray:
+    """Kernel ``cfg`` array of checked parameters ``p``."""
+    return K.make_config(p["players"], p["small_bet"], p["big_bet"], BETTING[p["betting"]],
+                         p["stack"] * p["small_bet"], p["max_raises"], p["max_turns"])
+
+
+def _game_type() -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=GAME_NAME,
+        long_name="Palace Poker",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=K.MAX_PLAYERS,
+        min_num_players=MIN_PLAYERS,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=dict(DEFAULT_PARAMS),
+    )
+
+
+def _game_info(p: dict, cfg: np.ndarray) -> pyspiel.GameInfo:
+    stack = p["stack"] * p["small_bet"]
+    return pyspiel.GameInfo(
+        num_distinct_actions=int(cfg[K.C_NUM_ACTIONS]),
+        max_chance_outcomes=K.NUM_CARDS,  # outcomes are card ids
+        num_players=p["players"],
+        # A player puts in at most their stack and wins at most everyone else's.
+        min_utility=-float(stack),
+        max_utility=float((p["players"] - 1) * stack),
+        utility_sum=0.0,
+        max_game_length=p["max_turns"] * (MOVES_PER_TURN_BASE + p["max_raises"]),
+    )
+
+
+class PalacePokerGame(pyspiel.Game):
+    """Palace Poker with the parameters of ``DEFAULT_PARAMS`` (see ``docs/games/palace_poker.md``)."""
+
+    def __init__(self, params=None):
+        p = check_params(dict(params or {}))
+        self.params = p
+        self.cfg = make_config(p)
+        super().__init__(_game_type(), _game_info(p, self.cfg), p)
+
+    def new_initial_state(self):
+        return PalacePokerState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"palace_poker observers take no parameters, got {params!r}")
+        return encoding.PalacePokerObserver(
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.cfg)
+
+
+class PalacePokerState(pyspiel.State):
+    """A Palace Poker position: one ``int64`` array (``kernels.STATE_SIZE``) plus the parameters."""
+
+    def __init__(self, game: PalacePokerGame):
+        super().__init__(game)
+        self.cfg = game.cfg
+        self.state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+        K.init_state(self.state, self.cfg)
+
+    def current_player(self):
+        return int(K.current_player(self.state))
+
+    def _legal_actions(self, player):
+        buf = np.empty(int(self.cfg[K.C_NUM_ACTIONS]), dtype=np.int64)
+        n = K.legal_actions(self.state, self.cfg, buf)
+        return buf[:n].tolist()
+
+    def chance_outcomes(self):
+        buf = np.empty(K.NUM_CARDS, dtype=np.int64)
+        n = K.chance_outcomes(self.state, buf)
+        return [(int(c), 1.0 / n) for c in buf[:n]]
+
+    def _apply_action(self, action):
+        if self.is_chance_node():
+            allowed = [c for c, _ in self.chance_outcomes()]
+        else:
+            allowed = self._legal_actions(self.current_player())
+        if action not in allowed:
+            player = self.current_player()
+            names = ", ".join(f"{a} ({self._action_to_string(player, a)})" for a in allowed)
+            raise ValueError(f"action {action} ({self._action_to_string(player, action)}) is not legal here; "
+                             f"legal actions: {names}")
+        K.apply_action(self.state, self.cfg, int(action))
+
+    def _action_to_string(self, player, action):
+        return encoding.action_to_string(self.state, self.cfg, player, int(action))
+
+    def is_terminal(self):
+        return bool(self.state[K.S_PHASE] == K.PH_OVER)
+
+    def returns(self):
+        out = np.zeros(int(self.cfg[K.C_PLAYERS]))
+        K.returns(self.state, out)
+        return out.tolist()
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A full state consistent with ``player_id``'s information (see ``resample``)."""
+        return resample.resample_state(self, player_id, probability_sampler)
+
+    def __str__(self):
+        return encoding.state_string(self.state, self.cfg)
+
+
+record_game_version(GAME_NAME, GAME_VERSION)
+pyspiel.register_game(_game_type(), PalacePokerGame)
