@@ -53,6 +53,7 @@ import pyspiel
 
 from envs.cards import card_str, cards_str
 from envs.palace_poker import kernels as K
+from envs.palace_poker import layout as L
 
 PHASE_NAMES = ("banners", "palaces", "turn", "buy", "discard", "battle", "over")
 END_NAMES = ("", "last player", "same banner suit", "tied battle of the last two", "quiet round",
@@ -63,89 +64,89 @@ COUNT_NAMES = ("stays", "buys", "discards", "bets", "raises")
 def tensor_blocks(n: int, perfect_recall: bool) -> list[tuple[str, tuple[int, ...]]]:
     """Names and shapes of the tensor blocks in layout order (see the module doc)."""
     blocks = [
-        ("observer", (n,)), ("to_move", (n,)), ("phase", (K.NUM_PHASES,)), ("in_hand", (n,)),
-        ("quiet", (n,)), ("stack", (n,)), ("contribution", (n,)), ("cards", (K.NUM_CARDS, 3 + 3 * n)),
+        ("observer", (n,)), ("to_move", (n,)), ("phase", (L.NUM_PHASES,)), ("in_hand", (n,)),
+        ("quiet", (n,)), ("stack", (n,)), ("contribution", (n,)), ("cards", (L.NUM_CARDS, 3 + 3 * n)),
         ("attacker", (n,)), ("defender", (n,)), ("battle", (2,)), ("discard_phase", (5,)), ("piles", (4,)),
     ]
     if perfect_recall:
-        blocks.append(("action_counts", (n, K.NUM_COUNTS)))
+        blocks.append(("action_counts", (n, L.NUM_COUNTS)))
     return blocks
 
 
 def known_mask(state: np.ndarray, player: int) -> int:
     """Bitmask of the cards whose location ``player`` knows."""
-    return int(state[K.S_PUBLIC]) | int(state[K.S_KNOWN + player])
+    return int(state[L.S_PUBLIC]) | int(state[L.S_KNOWN + player])
 
 
 def fill_tensor(views: dict, state: np.ndarray, cfg: np.ndarray, player: int) -> None:
     """Write ``state`` as seen by ``player`` into the named ``views`` (already zeroed)."""
-    n = int(cfg[K.C_PLAYERS])
+    n = int(cfg[L.C_PLAYERS])
     views["observer"][player] = 1
     mover = int(K.current_player(state))
     if mover >= 0:
         views["to_move"][mover] = 1
-    views["phase"][int(state[K.S_PHASE])] = 1
+    views["phase"][int(state[L.S_PHASE])] = 1
     for q in range(n):
-        views["in_hand"][q] = (state[K.S_IN] >> q) & 1
-        views["quiet"][q] = (state[K.S_QUIET] >> q) & 1
-    views["stack"][:] = state[K.S_STACK:K.S_STACK + n]
-    views["contribution"][:] = state[K.S_CONTRIB:K.S_CONTRIB + n]
+        views["in_hand"][q] = (state[L.S_IN] >> q) & 1
+        views["quiet"][q] = (state[L.S_QUIET] >> q) & 1
+    views["stack"][:] = state[L.S_STACK:L.S_STACK + n]
+    views["contribution"][:] = state[L.S_CONTRIB:L.S_CONTRIB + n]
     known = known_mask(state, player)
-    for c in range(K.NUM_CARDS):
+    for c in range(L.NUM_CARDS):
         if (known >> c) & 1:
-            loc = int(state[K.S_LOC + c])
-            if loc < K.LOC_BANNER:
+            loc = int(state[L.S_LOC + c])
+            if loc < L.LOC_BANNER:
                 column = loc
             else:
-                kind, seat = divmod(loc - K.LOC_BANNER, K.MAX_PLAYERS)
+                kind, seat = divmod(loc - L.LOC_BANNER, L.MAX_PLAYERS)
                 column = 3 + kind * n + seat
             views["cards"][c, column] = 1
-    if state[K.S_PHASE] == K.PH_BATTLE:
-        views["attacker"][int(state[K.S_ATTACKER])] = 1
-        views["defender"][int(state[K.S_DEFENDER])] = 1
-        views["battle"][:] = (state[K.S_TO_CALL], state[K.S_RAISES])
-    if state[K.S_PHASE] == K.PH_DISCARD:
-        views["discard_phase"][int(state[K.S_DISC_KIND])] = 1
-        views["discard_phase"][3] = state[K.S_DISC_LAST] + 1
-        views["discard_phase"][4] = state[K.S_DISC_COUNT]
-    views["piles"][:] = (state[K.S_TURNS], K.count_at(state, K.LOC_DRAW),
-                         K.count_at(state, K.LOC_DISCARD), state[K.S_RESHUFFLES])
+    if state[L.S_PHASE] == L.PH_BATTLE:
+        views["attacker"][int(state[L.S_ATTACKER])] = 1
+        views["defender"][int(state[L.S_DEFENDER])] = 1
+        views["battle"][:] = (state[L.S_TO_CALL], state[L.S_RAISES])
+    if state[L.S_PHASE] == L.PH_DISCARD:
+        views["discard_phase"][int(state[L.S_DISC_KIND])] = 1
+        views["discard_phase"][3] = state[L.S_DISC_LAST] + 1
+        views["discard_phase"][4] = state[L.S_DISC_COUNT]
+    views["piles"][:] = (state[L.S_TURNS], K.count_at(state, L.LOC_DRAW),
+                         K.count_at(state, L.LOC_DISCARD), state[L.S_RESHUFFLES])
     if "action_counts" in views:
-        counts = state[K.S_COUNTS:K.S_COUNTS + K.NUM_COUNTS * K.MAX_PLAYERS]
-        views["action_counts"][:] = counts.reshape(K.MAX_PLAYERS, K.NUM_COUNTS)[:n]
+        counts = state[L.S_COUNTS:L.S_COUNTS + L.NUM_COUNTS * L.MAX_PLAYERS]
+        views["action_counts"][:] = counts.reshape(L.MAX_PLAYERS, L.NUM_COUNTS)[:n]
 
 
 def action_to_string(state: np.ndarray, cfg: np.ndarray, player: int, action: int) -> str:
     """Name of ``action``; chip amounts are those ``player`` would pay in ``state``."""
     if player == pyspiel.PlayerId.CHANCE:
-        return card_str(action) if 0 <= action < K.NUM_CARDS else f"outcome {action}"
-    names = {K.STAY: "stay", K.FOLD: "fold", K.BUY: "buy", K.DISCARD: "discard", K.CALL: "call",
-             K.DONE: "done"}
+        return card_str(action) if 0 <= action < L.NUM_CARDS else f"outcome {action}"
+    names = {L.STAY: "stay", L.FOLD: "fold", L.BUY: "buy", L.DISCARD: "discard", L.CALL: "call",
+             L.DONE: "done"}
     if action in names:
         return names[action]
-    if K.DISCARD_CARD <= action < K.RAISE_BASE:
-        return f"discard {card_str(action - K.DISCARD_CARD)}"
-    bet_base = int(cfg[K.C_BET_BASE])
-    if K.RAISE_BASE <= action < bet_base:
-        level = action - K.RAISE_BASE
-        if level == cfg[K.C_RAISE_LEVELS]:
+    if L.DISCARD_CARD <= action < L.RAISE_BASE:
+        return f"discard {card_str(action - L.DISCARD_CARD)}"
+    bet_base = int(cfg[L.C_BET_BASE])
+    if L.RAISE_BASE <= action < bet_base:
+        level = action - L.RAISE_BASE
+        if level == cfg[L.C_RAISE_LEVELS]:
             return "raise all-in"
         return f"raise {int(K.raise_amount(state, cfg, player, level))}"
-    if bet_base <= action < cfg[K.C_NUM_ACTIONS]:
+    if bet_base <= action < cfg[L.C_NUM_ACTIONS]:
         target, level = (int(x) for x in K.bet_target_level(cfg, action))
-        if level == cfg[K.C_BET_LEVELS]:
+        if level == cfg[L.C_BET_LEVELS]:
             return f"bet all-in on seat {target}"
-        minimum = (int(state[K.S_NSOLD + player]) + 1) * int(cfg[K.C_SMALL])
+        minimum = (int(state[L.S_NSOLD + player]) + 1) * int(cfg[L.C_SMALL])
         return f"bet {minimum << level} on seat {target}"
     return f"action {action}"
 
 
 def _cards_of(state: np.ndarray, loc: int) -> str:
-    return cards_str(np.flatnonzero(state[K.S_LOC:K.S_LOC + K.NUM_CARDS] == loc)) or "-"
+    return cards_str(np.flatnonzero(state[L.S_LOC:L.S_LOC + L.NUM_CARDS] == loc)) or "-"
 
 
 def _seats(mask: int) -> str:
-    return ",".join(str(q) for q in range(K.MAX_PLAYERS) if (mask >> q) & 1)
+    return ",".join(str(q) for q in range(L.MAX_PLAYERS) if (mask >> q) & 1)
 
 
 def history_events(history, cfg: np.ndarray, player: int) -> list[str]:
@@ -154,37 +155,37 @@ def history_events(history, cfg: np.ndarray, player: int) -> list[str]:
     Replays the kernels from the initial state; other seats' palace cards
     are not shown unless a called battle showed them to ``player``.
     """
-    state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    state = np.zeros(L.STATE_SIZE, dtype=np.int64)
     K.init_state(state, cfg)
     events = []
     for action in history:
-        phase = int(state[K.S_PHASE])
+        phase = int(state[L.S_PHASE])
         mover = int(K.current_player(state))
         before = state.copy()
         K.apply_action(state, cfg, int(action))
-        if phase == K.PH_BANNER:
-            where = "banner" if state[K.S_LOC + action] >= K.LOC_BANNER else "aside"
-            events.append(f"{before[K.S_DEAL_SEAT]}:{where}:{card_str(action)}")
-        elif phase == K.PH_PALACE:
-            if before[K.S_DEAL_SEAT] == player:
+        if phase == L.PH_BANNER:
+            where = "banner" if state[L.S_LOC + action] >= L.LOC_BANNER else "aside"
+            events.append(f"{before[L.S_DEAL_SEAT]}:{where}:{card_str(action)}")
+        elif phase == L.PH_PALACE:
+            if before[L.S_DEAL_SEAT] == player:
                 events.append(f"palace:{card_str(action)}")
-        elif phase == K.PH_BUY:
-            events.append(f"{before[K.S_TURN_PLAYER]}:draws:{card_str(action)}")
+        elif phase == L.PH_BUY:
+            events.append(f"{before[L.S_TURN_PLAYER]}:draws:{card_str(action)}")
         else:
-            paid = int(state[K.S_CONTRIB + mover] - before[K.S_CONTRIB + mover])
+            paid = int(state[L.S_CONTRIB + mover] - before[L.S_CONTRIB + mover])
             text = action_to_string(before, cfg, mover, int(action)).replace(" ", "_")
             events.append(f"{mover}:{text}" + (f":{paid}" if paid else ""))
-            if phase == K.PH_BATTLE and action == K.CALL:
-                a, d = int(before[K.S_ATTACKER]), int(before[K.S_DEFENDER])
+            if phase == L.PH_BATTLE and action == L.CALL:
+                a, d = int(before[L.S_ATTACKER]), int(before[L.S_DEFENDER])
                 if player in (a, d):
                     other = a + d - player
-                    shown = np.flatnonzero(before[K.S_LOC:K.S_LOC + K.NUM_CARDS] == K.LOC_PALACE + other)
+                    shown = np.flatnonzero(before[L.S_LOC:L.S_LOC + L.NUM_CARDS] == L.LOC_PALACE + other)
                     events.append(f"shown:{other}:{cards_str(shown).replace(' ', ',')}")
-        if state[K.S_LAST_OUT]:
-            events.append(f"out:{_seats(int(state[K.S_LAST_OUT]))}")
-        if state[K.S_PHASE] == K.PH_OVER:
-            n = int(cfg[K.C_PLAYERS])
-            events.append("won:" + ",".join(str(int(x)) for x in state[K.S_PAYOUT:K.S_PAYOUT + n]))
+        if state[L.S_LAST_OUT]:
+            events.append(f"out:{_seats(int(state[L.S_LAST_OUT]))}")
+        if state[L.S_PHASE] == L.PH_OVER:
+            n = int(cfg[L.C_PLAYERS])
+            events.append("won:" + ",".join(str(int(x)) for x in state[L.S_PAYOUT:L.S_PAYOUT + n]))
     return events
 
 
@@ -195,23 +196,23 @@ def information_state_string(history, cfg: np.ndarray, player: int) -> str:
 
 def observation_string(state: np.ndarray, cfg: np.ndarray, player: int) -> str:
     """What ``player`` sees now: the table, their palace and the palaces shown to them."""
-    n = int(cfg[K.C_PLAYERS])
+    n = int(cfg[L.C_PLAYERS])
     known = known_mask(state, player)
-    lines = [f"seat {player}; {PHASE_NAMES[int(state[K.S_PHASE])]}; to move {int(K.current_player(state))}; "
-             f"turns {int(state[K.S_TURNS])}; draw pile {K.count_at(state, K.LOC_DRAW)}; "
-             f"discard pile {K.count_at(state, K.LOC_DISCARD)}"]
+    lines = [f"seat {player}; {PHASE_NAMES[int(state[L.S_PHASE])]}; to move {int(K.current_player(state))}; "
+             f"turns {int(state[L.S_TURNS])}; draw pile {K.count_at(state, L.LOC_DRAW)}; "
+             f"discard pile {K.count_at(state, L.LOC_DISCARD)}"]
     for q in range(n):
-        banner = int(state[K.S_BANNER + q])
-        palace = np.flatnonzero(state[K.S_LOC:K.S_LOC + K.NUM_CARDS] == K.LOC_PALACE + q)
+        banner = int(state[L.S_BANNER + q])
+        palace = np.flatnonzero(state[L.S_LOC:L.S_LOC + L.NUM_CARDS] == L.LOC_PALACE + q)
         shown = [c for c in palace if (known >> int(c)) & 1]
         lines.append(
-            f"{q}: {'in' if (state[K.S_IN] >> q) & 1 else 'out'} stack {int(state[K.S_STACK + q])} "
-            f"put {int(state[K.S_CONTRIB + q])} banner {card_str(banner) if banner >= 0 else '-'} "
-            f"soldiers {_cards_of(state, K.LOC_SOLDIER + q)} palace {cards_str(shown) or '?'}")
-    if state[K.S_PHASE] == K.PH_BATTLE:
-        lines.append(f"battle {int(state[K.S_ATTACKER])} on {int(state[K.S_DEFENDER])}: "
-                     f"to call {int(state[K.S_TO_CALL])}, raises {int(state[K.S_RAISES])}")
-    aside = _cards_of(state, K.LOC_SET_ASIDE)
+            f"{q}: {'in' if (state[L.S_IN] >> q) & 1 else 'out'} stack {int(state[L.S_STACK + q])} "
+            f"put {int(state[L.S_CONTRIB + q])} banner {card_str(banner) if banner >= 0 else '-'} "
+            f"soldiers {_cards_of(state, L.LOC_SOLDIER + q)} palace {cards_str(shown) or '?'}")
+    if state[L.S_PHASE] == L.PH_BATTLE:
+        lines.append(f"battle {int(state[L.S_ATTACKER])} on {int(state[L.S_DEFENDER])}: "
+                     f"to call {int(state[L.S_TO_CALL])}, raises {int(state[L.S_RAISES])}")
+    aside = _cards_of(state, L.LOC_SET_ASIDE)
     if aside != "-":
         lines.append(f"set aside {aside}")
     return "\n".join(lines)
@@ -219,20 +220,20 @@ def observation_string(state: np.ndarray, cfg: np.ndarray, player: int) -> str:
 
 def state_string(state: np.ndarray, cfg: np.ndarray) -> str:
     """The whole position (every palace shown), for debugging and logs."""
-    n = int(cfg[K.C_PLAYERS])
-    pot = int(state[K.S_CONTRIB:K.S_CONTRIB + n].sum())
-    lines = [f"{PHASE_NAMES[int(state[K.S_PHASE])]}; to move {int(K.current_player(state))}; pot {pot}; "
-             f"turns {int(state[K.S_TURNS])}; draw {_cards_of(state, K.LOC_DRAW)}; "
-             f"discard {_cards_of(state, K.LOC_DISCARD)}"]
+    n = int(cfg[L.C_PLAYERS])
+    pot = int(state[L.S_CONTRIB:L.S_CONTRIB + n].sum())
+    lines = [f"{PHASE_NAMES[int(state[L.S_PHASE])]}; to move {int(K.current_player(state))}; pot {pot}; "
+             f"turns {int(state[L.S_TURNS])}; draw {_cards_of(state, L.LOC_DRAW)}; "
+             f"discard {_cards_of(state, L.LOC_DISCARD)}"]
     for q in range(n):
-        banner = int(state[K.S_BANNER + q])
+        banner = int(state[L.S_BANNER + q])
         lines.append(
-            f"{q}: {'in' if (state[K.S_IN] >> q) & 1 else 'out'} stack {int(state[K.S_STACK + q])} "
-            f"put {int(state[K.S_CONTRIB + q])} banner {card_str(banner) if banner >= 0 else '-'} "
-            f"palace {_cards_of(state, K.LOC_PALACE + q)} soldiers {_cards_of(state, K.LOC_SOLDIER + q)}")
-    if state[K.S_PHASE] == K.PH_OVER:
-        lines.append(f"ended by {END_NAMES[int(state[K.S_END])]}; won "
-                     + " ".join(str(int(x)) for x in state[K.S_PAYOUT:K.S_PAYOUT + n]))
+            f"{q}: {'in' if (state[L.S_IN] >> q) & 1 else 'out'} stack {int(state[L.S_STACK + q])} "
+            f"put {int(state[L.S_CONTRIB + q])} banner {card_str(banner) if banner >= 0 else '-'} "
+            f"palace {_cards_of(state, L.LOC_PALACE + q)} soldiers {_cards_of(state, L.LOC_SOLDIER + q)}")
+    if state[L.S_PHASE] == L.PH_OVER:
+        lines.append(f"ended by {END_NAMES[int(state[L.S_END])]}; won "
+                     + " ".join(str(int(x)) for x in state[L.S_PAYOUT:L.S_PAYOUT + n]))
     return "\n".join(lines)
 
 
@@ -242,7 +243,7 @@ class PalacePokerObserver:
     def __init__(self, iig_obs_type, cfg: np.ndarray):
         self.cfg = cfg
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
-        blocks = tensor_blocks(int(cfg[K.C_PLAYERS]), self.perfect_recall)
+        blocks = tensor_blocks(int(cfg[L.C_PLAYERS]), self.perfect_recall)
         self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in blocks), np.float32)
         self.dict = {}
         start = 0

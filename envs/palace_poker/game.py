@@ -19,6 +19,7 @@ import pyspiel
 
 from envs.palace_poker import encoding, resample
 from envs.palace_poker import kernels as K
+from envs.palace_poker import layout as L
 from envs.versions import record_game_version
 
 GAME_NAME = "palace_poker"
@@ -38,7 +39,7 @@ MIN_PLAYERS = 2
 # A turn is at most: the turn action (1), the battle answers (one per raise
 # plus the final call or fold: max_raises + 1) and the winner's discard phase
 # (MAX_DISCARD_MOVES = 11 discards + done).
-MOVES_PER_TURN_BASE = 1 + 1 + K.MAX_DISCARD_MOVES
+MOVES_PER_TURN_BASE = 1 + 1 + L.MAX_DISCARD_MOVES
 
 
 def _is_int(x) -> bool:
@@ -51,8 +52,8 @@ def check_params(params: dict) -> dict:
     if unknown:
         raise ValueError(f"unknown palace_poker parameter(s) {sorted(unknown)}; allowed: {sorted(DEFAULT_PARAMS)}")
     p = {**DEFAULT_PARAMS, **params}
-    if not _is_int(p["players"]) or not MIN_PLAYERS <= p["players"] <= K.MAX_PLAYERS:
-        raise ValueError(f"players={p['players']!r} must be an integer in {MIN_PLAYERS}..{K.MAX_PLAYERS}")
+    if not _is_int(p["players"]) or not MIN_PLAYERS <= p["players"] <= L.MAX_PLAYERS:
+        raise ValueError(f"players={p['players']!r} must be an integer in {MIN_PLAYERS}..{L.MAX_PLAYERS}")
     if p["betting"] not in BETTING:
         raise ValueError(f"betting={p['betting']!r} is not one of {sorted(BETTING)}")
     for name, low in (("small_bet", 1), ("stack", 1), ("max_raises", 0), ("max_turns", 1)):
@@ -67,7 +68,7 @@ def check_params(params: dict) -> dict:
 
 def make_config(p: dict) -> np.ndarray:
     """Kernel ``cfg`` array of checked parameters ``p``."""
-    return K.make_config(p["players"], p["small_bet"], p["big_bet"], BETTING[p["betting"]],
+    return L.make_config(p["players"], p["small_bet"], p["big_bet"], BETTING[p["betting"]],
                          p["stack"] * p["small_bet"], p["max_raises"], p["max_turns"])
 
 
@@ -80,7 +81,7 @@ def _game_type() -> pyspiel.GameType:
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.ZERO_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=K.MAX_PLAYERS,
+        max_num_players=L.MAX_PLAYERS,
         min_num_players=MIN_PLAYERS,
         provides_information_state_string=True,
         provides_information_state_tensor=True,
@@ -93,8 +94,8 @@ def _game_type() -> pyspiel.GameType:
 def _game_info(p: dict, cfg: np.ndarray) -> pyspiel.GameInfo:
     stack = p["stack"] * p["small_bet"]
     return pyspiel.GameInfo(
-        num_distinct_actions=int(cfg[K.C_NUM_ACTIONS]),
-        max_chance_outcomes=K.NUM_CARDS,  # outcomes are card ids
+        num_distinct_actions=int(cfg[L.C_NUM_ACTIONS]),
+        max_chance_outcomes=L.NUM_CARDS,  # outcomes are card ids
         num_players=p["players"],
         # A player puts in at most their stack and wins at most everyone else's.
         min_utility=-float(stack),
@@ -129,19 +130,19 @@ class PalacePokerState(pyspiel.State):
     def __init__(self, game: PalacePokerGame):
         super().__init__(game)
         self.cfg = game.cfg
-        self.state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+        self.state = np.zeros(L.STATE_SIZE, dtype=np.int64)
         K.init_state(self.state, self.cfg)
 
     def current_player(self):
         return int(K.current_player(self.state))
 
     def _legal_actions(self, player):
-        buf = np.empty(int(self.cfg[K.C_NUM_ACTIONS]), dtype=np.int64)
+        buf = np.empty(int(self.cfg[L.C_NUM_ACTIONS]), dtype=np.int64)
         n = K.legal_actions(self.state, self.cfg, buf)
         return buf[:n].tolist()
 
     def chance_outcomes(self):
-        buf = np.empty(K.NUM_CARDS, dtype=np.int64)
+        buf = np.empty(L.NUM_CARDS, dtype=np.int64)
         n = K.chance_outcomes(self.state, buf)
         return [(int(c), 1.0 / n) for c in buf[:n]]
 
@@ -161,10 +162,10 @@ class PalacePokerState(pyspiel.State):
         return encoding.action_to_string(self.state, self.cfg, player, int(action))
 
     def is_terminal(self):
-        return bool(self.state[K.S_PHASE] == K.PH_OVER)
+        return bool(self.state[L.S_PHASE] == L.PH_OVER)
 
     def returns(self):
-        out = np.zeros(int(self.cfg[K.C_PLAYERS]))
+        out = np.zeros(int(self.cfg[L.C_PLAYERS]))
         K.returns(self.state, out)
         return out.tolist()
 

@@ -31,6 +31,7 @@ import numba
 import numpy as np
 
 from envs.palace_poker import kernels as K
+from envs.palace_poker import layout as L
 from envs.palace_poker.xorshift import rng_state, shuffle
 
 MAX_TRIES = 200_000
@@ -43,15 +44,15 @@ def _replay_matches(history, length, cfg, outs, payouts, state):
     # the final payouts match the recorded ones.
     K.init_state(state, cfg)
     for i in range(length):
-        ph = state[K.S_PHASE]
+        ph = state[L.S_PHASE]
         a = history[i]
-        if (ph == K.PH_BANNER or ph == K.PH_PALACE or ph == K.PH_BUY) and state[K.S_LOC + a] != K.LOC_DRAW:
+        if (ph == L.PH_BANNER or ph == L.PH_PALACE or ph == L.PH_BUY) and state[L.S_LOC + a] != L.LOC_DRAW:
             return False
         K.apply_action(state, cfg, a)
-        if state[K.S_LAST_OUT] != outs[i]:
+        if state[L.S_LAST_OUT] != outs[i]:
             return False
-    for q in range(K.MAX_PLAYERS):
-        if state[K.S_PAYOUT + q] != payouts[q]:
+    for q in range(L.MAX_PLAYERS):
+        if state[L.S_PAYOUT + q] != payouts[q]:
             return False
     return True
 
@@ -64,52 +65,54 @@ def resample_history(history, cfg, player, seed, max_tries, out):
     shape. Returns -1 if no candidate matched within ``max_tries``.
     """
     length = history.shape[0]
-    state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    state = np.zeros(L.STATE_SIZE, dtype=np.int64)
     K.init_state(state, cfg)
-    slot_index = np.full(K.MAX_PLAYERS * K.PALACE_SIZE, -1, dtype=np.int64)
-    slot_owner = np.zeros(K.MAX_PLAYERS * K.PALACE_SIZE, dtype=np.int64)
+    slot_index = np.full(L.MAX_PLAYERS * L.PALACE_SIZE, -1, dtype=np.int64)
+    slot_owner = np.zeros(L.MAX_PLAYERS * L.PALACE_SIZE, dtype=np.int64)
     num_slots = 0
-    first_epoch = np.full(K.NUM_CARDS, -1, dtype=np.int64)
-    leave_epoch = np.full(K.MAX_PLAYERS, NEVER, dtype=np.int64)
+    first_epoch = np.full(L.NUM_CARDS, -1, dtype=np.int64)
+    leave_epoch = np.full(L.MAX_PLAYERS, NEVER, dtype=np.int64)
     outs = np.zeros(length, dtype=np.int64)
     for i in range(length):
-        ph = state[K.S_PHASE]
+        ph = state[L.S_PHASE]
         a = history[i]
-        if ph == K.PH_PALACE:
+        if ph == L.PH_PALACE:
             slot_index[num_slots] = i
-            slot_owner[num_slots] = state[K.S_DEAL_SEAT]
+            slot_owner[num_slots] = state[L.S_DEAL_SEAT]
             num_slots += 1
-        elif ph == K.PH_BUY and first_epoch[a] < 0:
-            first_epoch[a] = state[K.S_RESHUFFLES]
+        elif ph == L.PH_BUY and first_epoch[a] < 0:
+            first_epoch[a] = state[L.S_RESHUFFLES]
         K.apply_action(state, cfg, a)
-        outs[i] = state[K.S_LAST_OUT]
-        for q in range(K.MAX_PLAYERS):
+        outs[i] = state[L.S_LAST_OUT]
+        for q in range(L.MAX_PLAYERS):
             if (outs[i] >> q) & 1:
-                leave_epoch[q] = state[K.S_RESHUFFLES] + 1
-    payouts = state[K.S_PAYOUT:K.S_PAYOUT + K.MAX_PLAYERS].copy()
-    last_epoch = state[K.S_RESHUFFLES]
-    known = state[K.S_KNOWN + player]
+                leave_epoch[q] = state[L.S_RESHUFFLES] + 1
+    payouts = state[L.S_PAYOUT:L.S_PAYOUT + L.MAX_PLAYERS].copy()
+    last_epoch = state[L.S_RESHUFFLES]
+    # Cards whose whereabouts the player always knew: their own palace, palaces
+    # shown to them, and banners (a banner can be taken, discarded and bought,
+    # but it never sat in a hidden palace).
+    known = state[L.S_KNOWN + player]
+    for q in range(cfg[L.C_PLAYERS]):
+        if state[L.S_BANNER + q] >= 0:
+            known |= np.int64(1) << state[L.S_BANNER + q]
     # Hidden slots and the cards that can fill them.
     hidden = np.zeros(num_slots, dtype=np.int64)
     num_hidden = 0
-    pool = np.zeros(K.NUM_CARDS, dtype=np.int64)
+    pool = np.zeros(L.NUM_CARDS, dtype=np.int64)
     for s in range(num_slots):
         c = history[slot_index[s]]
         if slot_owner[s] != player and not (known >> c) & 1:
             hidden[num_hidden] = s
             num_hidden += 1
-    unseen = np.zeros(K.NUM_CARDS, dtype=np.int64)
+    unseen = np.zeros(L.NUM_CARDS, dtype=np.int64)
     num_unseen = 0
-    for c in range(K.NUM_CARDS):
-        is_banner = False
-        for q in range(cfg[K.C_PLAYERS]):
-            if state[K.S_BANNER + q] == c:
-                is_banner = True
-        if not is_banner and not (known >> c) & 1 and first_epoch[c] < 0:
+    for c in range(L.NUM_CARDS):
+        if not (known >> c) & 1 and first_epoch[c] < 0:
             unseen[num_unseen] = c
             num_unseen += 1
     out[:] = history
-    work = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    work = np.zeros(L.STATE_SIZE, dtype=np.int64)
     slot_epoch = np.zeros(num_hidden, dtype=np.int64)
     for h in range(num_hidden):
         slot_epoch[h] = leave_epoch[slot_owner[hidden[h]]]
@@ -127,7 +130,7 @@ def resample_history(history, cfg, player, seed, max_tries, out):
                     n_slots += 1
             shuffle(order, n_slots, rng)
             j = 0
-            for c in range(K.NUM_CARDS):
+            for c in range(L.NUM_CARDS):
                 if first_epoch[c] == k and not (known >> c) & 1:
                     out[slot_index[hidden[order[j]]]] = c
                     filled[order[j]] = True
@@ -151,7 +154,7 @@ def resample_state(state, player: int, probability_sampler):
     ``probability_sampler()`` returns uniform numbers in ``[0, 1)`` (e.g.
     ``pyspiel.UniformProbabilitySampler``); two draws seed the kernel.
     """
-    n = int(state.cfg[K.C_PLAYERS])
+    n = int(state.cfg[L.C_PLAYERS])
     if not 0 <= player < n:
         raise ValueError(f"player {player} is not a seat of this {n}-player game")
     seed = int(probability_sampler() * 2**31) << 31 | int(probability_sampler() * 2**31)

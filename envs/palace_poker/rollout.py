@@ -11,6 +11,7 @@ import numba
 import numpy as np
 
 from envs.palace_poker import kernels as K
+from envs.palace_poker import layout as L
 from envs.palace_poker.xorshift import below, rng_state
 
 
@@ -22,8 +23,8 @@ def play_random(state, cfg, rng, buf):
     ``buf`` an ``int64`` scratch array of ``cfg[C_NUM_ACTIONS]`` entries.
     """
     moves = 0
-    while state[K.S_PHASE] != K.PH_OVER:
-        if K.current_player(state) == K.CHANCE_PLAYER:
+    while state[L.S_PHASE] != L.PH_OVER:
+        if K.current_player(state) == L.CHANCE_PLAYER:
             n = K.chance_outcomes(state, buf)
         else:
             n = K.legal_actions(state, cfg, buf)
@@ -35,15 +36,15 @@ def play_random(state, cfg, rng, buf):
 @numba.njit(cache=True)
 def _random_hands(cfg, num_hands, seed, out_returns):
     rng = rng_state(seed)
-    state = np.zeros(K.STATE_SIZE, dtype=np.int64)
-    buf = np.zeros(max(cfg[K.C_NUM_ACTIONS], K.NUM_CARDS), dtype=np.int64)
-    n = cfg[K.C_PLAYERS]
+    state = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    buf = np.zeros(max(cfg[L.C_NUM_ACTIONS], L.NUM_CARDS), dtype=np.int64)
+    n = cfg[L.C_PLAYERS]
     moves = 0
     for h in range(num_hands):
         K.init_state(state, cfg)
         moves += play_random(state, cfg, rng, buf)
         for p in range(n):
-            out_returns[h, p] = state[K.S_PAYOUT + p] - state[K.S_CONTRIB + p]
+            out_returns[h, p] = state[L.S_PAYOUT + p] - state[L.S_CONTRIB + p]
     return moves
 
 
@@ -55,6 +56,6 @@ def random_hands(cfg: np.ndarray, num_hands: int, seed: int) -> tuple[np.ndarray
     """
     if num_hands < 0:
         raise ValueError(f"num_hands={num_hands} must be >= 0")
-    out = np.zeros((num_hands, int(cfg[K.C_PLAYERS])), dtype=np.int64)
+    out = np.zeros((num_hands, int(cfg[L.C_PLAYERS])), dtype=np.int64)
     moves = _random_hands(cfg, num_hands, int(seed) & (2**63 - 1), out)
     return out, int(moves)
