@@ -26,9 +26,9 @@ def _beats_batch(leads, follows, out):
 
 
 @numba.njit(cache=True)
-def _poker_batch(hands0, hands1, hand_size, winners, points):
+def _poker_batch(hands0, hands1, winners, points):
     for i in range(hands0.shape[0]):
-        winners[i], points[i] = showdown.poker_winner(hands0[i], hands1[i], hand_size)
+        winners[i], points[i] = showdown.poker_winner(hands0[i], hands1[i])
 
 
 @numba.njit
@@ -97,13 +97,30 @@ def test_poker_comparison_matches_reference(hand_size, num_ranks, num_suits):
     h0, h1 = _masks(cards[:, :hand_size]), _masks(cards[:, hand_size:])
     winners = np.zeros(n, dtype=np.int64)
     points = np.zeros(n, dtype=np.int64)
-    _poker_batch(h0, h1, hand_size, winners, points)
+    _poker_batch(h0, h1, winners, points)
     got = np.zeros((n, 2), dtype=np.int64)
     got[winners == 0, 0] = points[winners == 0]
     got[winners == 1, 1] = points[winners == 1]
     expected = np.array([poker_points(a, b) for a, b in zip(cards[:, :hand_size].tolist(),
                                                               cards[:, hand_size:].tolist())])
     np.testing.assert_array_equal(got, expected)
+
+
+@numba.njit(cache=True)
+def _bits_batch(masks, counts, lowest):
+    for i in range(masks.shape[0]):
+        counts[i] = K.popcount(masks[i])
+        lowest[i] = K.lowest_card(masks[i]) if masks[i] else -1
+
+
+def test_popcount_and_lowest_card_match_python():
+    rng = np.random.default_rng(5)
+    masks = rng.integers(0, 1 << 52, size=100_000) & rng.integers(0, 1 << 52, size=100_000)
+    masks[:53] = [0] + [1 << b for b in range(52)]
+    counts, lowest = np.empty_like(masks), np.empty_like(masks)
+    _bits_batch(masks, counts, lowest)
+    for m, n, low in zip(masks.tolist(), counts.tolist(), lowest.tolist()):
+        assert n == bin(m).count("1") and low == ((m & -m).bit_length() - 1 if m else -1)
 
 
 def test_slots_and_cards_are_inverse():

@@ -110,12 +110,11 @@ STATE_SIZE = 68
 
 @numba.njit(cache=True)
 def popcount(x):
-    """Number of set bits of a non-negative ``int64``."""
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
+    """Number of set bits of a non-negative ``int64`` (SWAR, constant time)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((x * 0x0101010101010101) & 0x7FFFFFFFFFFFFFFF) >> 56
 
 
 # De Bruijn bit scan: (lowest bit * constant) >> 58 indexes a 64-entry table of bit positions.
@@ -344,7 +343,7 @@ def _settle_deal(state, cfg):
         state[S_ABOVE + p] += sweep
         state[S_LAST_SWEEP + p] = sweep
         state[S_LAST_POKER + p] = 0
-    winner, points = showdown.poker_winner(state[S_HAND], state[S_HAND + 1], h)
+    winner, points = showdown.poker_winner(state[S_HAND], state[S_HAND + 1])
     if winner >= 0:
         state[S_ABOVE + winner] += points
         state[S_LAST_POKER + winner] = points

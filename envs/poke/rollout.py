@@ -12,8 +12,8 @@ import numba
 import numpy as np
 
 from envs.poke.kernels import (
-    PH_DEAL, PH_OVER, PH_REPLACE, S_ABOVE, S_PHASE, STATE_SIZE, apply_action, chance_outcomes,
-    init_state, legal_actions,
+    PH_DEAL, PH_OVER, PH_REPLACE, S_ABOVE, S_PHASE, STATE_SIZE, apply_action, init_state, legal_actions,
+    lowest_card, popcount, stock_mask,
 )
 
 
@@ -33,14 +33,23 @@ def _random_below(rng, n):
 
 
 @numba.njit(cache=True)
+def _random_stock_card(state, cfg, rng):
+    # The k-th lowest card of the stock, k uniform: the chance distribution without listing it.
+    stock = stock_mask(state, cfg)
+    for _ in range(_random_below(rng, popcount(stock))):
+        stock &= stock - 1
+    return lowest_card(stock)
+
+
+@numba.njit(cache=True)
 def _rollout(state, cfg, rng, buf):
     steps = 0
     while state[S_PHASE] != PH_OVER:
         if state[S_PHASE] == PH_DEAL or state[S_PHASE] == PH_REPLACE:
-            n = chance_outcomes(state, cfg, buf)
+            apply_action(state, cfg, _random_stock_card(state, cfg, rng))
         else:
             n = legal_actions(state, cfg, buf)
-        apply_action(state, cfg, buf[_random_below(rng, n)])
+            apply_action(state, cfg, buf[_random_below(rng, n)])
         steps += 1
     return steps
 

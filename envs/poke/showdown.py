@@ -14,39 +14,59 @@ import numpy as np
 
 from envs import hands
 
-# Points by category, from no pair up to royal flush (spec table).
-HAND_POINTS = np.array([0, 50, 100, 200, 300, 400, 500, 600, 750, 1000], dtype=np.int64)
-CATEGORY_NAMES = ("high card", "one pair", "two pairs", "three of a kind", "straight", "flush",
-                  "full house", "four of a kind", "straight flush", "royal flush")
+# Points by category, indexed by the evaluator's categories (HIGH_CARD = 0 ... ROYAL_FLUSH = 9).
+HAND_POINTS = np.zeros(hands.NUM_CATEGORIES, dtype=np.int64)
+HAND_POINTS[hands.ONE_PAIR] = 50
+HAND_POINTS[hands.TWO_PAIR] = 100
+HAND_POINTS[hands.THREE_OF_A_KIND] = 200
+HAND_POINTS[hands.STRAIGHT] = 300
+HAND_POINTS[hands.FLUSH] = 400
+HAND_POINTS[hands.FULL_HOUSE] = 500
+HAND_POINTS[hands.FOUR_OF_A_KIND] = 600
+HAND_POINTS[hands.STRAIGHT_FLUSH] = 750
+HAND_POINTS[hands.ROYAL_FLUSH] = 1000
+
+# Read-only global arrays are compiled into the kernels as constants.
+_FLUSH_TABLE = hands.TABLES.flush
 
 
 @numba.njit(cache=True)
-def hand_value(hand, hand_size):
-    """(strength, category) of the cards of the mask ``hand`` (``hand_size`` cards).
+def hand_strength(hand):
+    """Evaluator strength of the cards of the mask ``hand`` (at most five cards).
 
-    Strengths of hands of one size share one total order (higher is better);
-    the category indexes ``HAND_POINTS``.
+    Hands of every size share the evaluator's scale (``envs.hands``: higher is
+    better, equal is a tie, ``category_of(strength)`` indexes ``HAND_POINTS``).
     """
-    cards = np.empty(hand_size, dtype=np.int64)
+    # Five scalars, not an array: nothing is allocated per hand.
+    c0 = c1 = c2 = c3 = c4 = 0
     n = 0
+    card = 0
     rest = hand
     while rest:
-        c = 0
-        while not (rest >> c) & 1:
-            c += 1
-        cards[n] = c
-        n += 1
-        rest &= rest - 1
-    return hands.poke_hand_value(cards, hand_size)
+        if rest & 1:
+            if n == 0:
+                c0 = card
+            elif n == 1:
+                c1 = card
+            elif n == 2:
+                c2 = card
+            elif n == 3:
+                c3 = card
+            else:
+                c4 = card
+            n += 1
+        rest >>= 1
+        card += 1
+    return hands.best_strength((c0, c1, c2, c3, c4), n, -1, _FLUSH_TABLE)
 
 
 @numba.njit(cache=True)
-def poker_winner(hand0, hand1, hand_size):
+def poker_winner(hand0, hand1):
     """(winner, points): the player with the higher hand and its points, or (-1, 0) on a tie."""
-    s0, cat0 = hand_value(hand0, hand_size)
-    s1, cat1 = hand_value(hand1, hand_size)
+    s0 = hand_strength(hand0)
+    s1 = hand_strength(hand1)
     if s0 > s1:
-        return 0, HAND_POINTS[cat0]
+        return 0, HAND_POINTS[hands.category_of(s0)]
     if s1 > s0:
-        return 1, HAND_POINTS[cat1]
+        return 1, HAND_POINTS[hands.category_of(s1)]
     return -1, 0
