@@ -1,0 +1,1 @@
+"""Poker dice: scorecard variants as data and their scoring kernels."""

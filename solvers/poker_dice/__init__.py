@@ -1,0 +1,1 @@
+"""Poker dice solvers: the exact solitaire DP over scorecard variants."""
