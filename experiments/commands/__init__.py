@@ -11,4 +11,5 @@ COMMAND_MODULES = (
     "experiments.commands.bench",
     "experiments.commands.play",
     "experiments.commands.cfr",
+    "experiments.commands.dice",
 )

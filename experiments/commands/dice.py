@@ -1,0 +1,122 @@
+"""``gamut dice``: poker-dice scorecard games solved exactly, and the optimal advisor.
+
+``gamut dice solve --variant V`` computes (or loads from the cache) the optimal
+expected score of a whole solitaire game; ``gamut dice advise`` gives the
+expected value of every choice in one situation, best first.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from experiments.cli_output import add_json_flag, emit_result
+
+VARIANTS = ("classic", "classic_banked", "yacht12", "yahtzee")
+JOKERS = ("free", "forced", "none")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "dice", help="poker dice: exact optimal solitaire play and advice",
+        description=__doc__.split("\n\n")[0],
+    )
+    actions = parser.add_subparsers(dest="dice_command", metavar="ACTION", required=True)
+
+    solve = actions.add_parser("solve", help="optimal expected score of a scorecard variant")
+    _add_variant_arguments(solve)
+    solve.add_argument("--no-cache", action="store_true",
+                       help="solve afresh and do not read or write the table cache")
+    add_json_flag(solve)
+    solve.set_defaults(handler=run_solve)
+
+    advise = actions.add_parser("advise", help="expected value of every choice in one situation")
+    _add_variant_arguments(advise)
+    advise.add_argument("--dice", required=True, help="the five dice showing, e.g. 1,1,3,4,5")
+    advise.add_argument("--rolls-left", type=int, default=2,
+                        help="rolls of this turn not yet used, 0..2 (default: %(default)s)")
+    advise.add_argument("--open", help="comma-separated open boxes, e.g. 'sixes,full_house' "
+                                       "(default: every box)")
+    advise.add_argument("--stage-sum", type=int, default=0,
+                        help="running total of the bonus group (upper boxes / stage 1) "
+                             "(default: %(default)s)")
+    advise.add_argument("--bank", type=int, default=0,
+                        help="classic_banked: rolls banked at the start of this turn "
+                             "(default: %(default)s)")
+    advise.add_argument("--bank-left", type=int,
+                        help="classic_banked: banked rolls still unspent now (default: --bank)")
+    advise.add_argument("--yahtzee-bonus", action="store_true",
+                        help="yahtzee: the Yahtzee box holds 50, so another Yahtzee earns +100")
+    add_json_flag(advise)
+    advise.set_defaults(handler=run_advise)
+
+
+def _add_variant_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--variant", required=True, choices=VARIANTS, help="scorecard variant")
+    parser.add_argument("--joker", choices=JOKERS, default="free",
+                        help="yahtzee joker rule (default: %(default)s)")
+
+
+def run_solve(args: argparse.Namespace) -> int:
+    from solvers.poker_dice.solution import DEFAULT_CACHE, solve
+
+    solution = solve(args.variant, args.joker, cache_dir=None if args.no_cache else DEFAULT_CACHE)
+    result = {"variant": args.variant, "expected_score": solution.expected_score,
+              "seconds": solution.seconds, "from_cache": solution.from_cache}
+    if args.variant == "yahtzee":
+        result["joker"] = args.joker
+    emit_result(result, args.json)
+    return 0
+
+
+def _box_index(names: list[str], text: str) -> int:
+    wanted = text.strip().lower().replace("_", " ").replace("-", " ")
+    if wanted not in names:
+        raise ValueError(f"unknown box {text!r}; boxes are: {', '.join(names)}")
+    return names.index(wanted)
+
+
+def run_advise(args: argparse.Namespace) -> int:
+    from envs import dice
+    from envs.poker_dice.scorecard import AUX_BANK, AUX_REPEAT_FLAG, box_names
+    from solvers.poker_dice.solution import DEFAULT_CACHE, solve
+
+    try:
+        faces = [int(x) for x in args.dice.replace(" ", "").split(",")]
+    except ValueError:
+        raise ValueError(f"--dice {args.dice!r}: expected five faces 1..6 such as 1,1,3,4,5") from None
+    roll = dice.roll_id(faces)
+    solution = solve(args.variant, args.joker, cache_dir=DEFAULT_CACHE)
+    names = box_names(solution.variant)
+    tables = solution.tables
+    if args.open:
+        open_boxes = {_box_index(names, name) for name in args.open.split(",")}
+    else:
+        open_boxes = set(range(len(names)))
+    mask = sum(1 << b for b in range(len(names)) if b not in open_boxes)
+    if mask == (1 << len(names)) - 1:
+        raise ValueError("--open names no box: at least one box must be open")
+    if solution.layout.offsets[mask] < 0:
+        raise ValueError(f"open boxes {sorted(names[b] for b in open_boxes)} are impossible: "
+                         "a later stage has filled boxes while an earlier one has open boxes")
+    aux = 0
+    if args.yahtzee_bonus:
+        if tables.aux_kind != AUX_REPEAT_FLAG or (mask >> tables.repeat_box) & 1 == 0:
+            raise ValueError("--yahtzee-bonus needs --variant yahtzee with the yahtzee box filled")
+        aux = 1
+    if args.bank or args.bank_left is not None:
+        if tables.aux_kind != AUX_BANK:
+            raise ValueError("--bank and --bank-left apply to --variant classic_banked only")
+        if not 0 <= args.bank < tables.num_aux - 2:
+            raise ValueError(f"--bank {args.bank} is not in 0..{tables.num_aux - 3}")
+        aux = args.bank
+    options = solution.options(mask, args.stage_sum, aux, roll, args.rolls_left, args.bank_left)
+    best = options[0]
+    describe = (lambda o: f"box {o['box']}" if o["action"] == "box"
+                else "keep " + (",".join(map(str, o["keep"])) or "nothing"))
+    result = {
+        "variant": args.variant, "dice": list(dice.roll_faces(roll)), "rolls_left": args.rolls_left,
+        "best": describe(best), "best_value": best["value"],
+        "options": [{"choice": describe(o), "value": o["value"]} for o in options],
+    }
+    emit_result(result, args.json)
+    return 0

@@ -1,0 +1,55 @@
+"""``gamut dice solve`` and ``gamut dice advise``."""
+
+import json
+
+import pytest
+
+from experiments.cli import main
+from solvers.poker_dice import solution as solution_module
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(solution_module, "DEFAULT_CACHE", tmp_path)
+
+
+def _last_json(capsys):
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_solve_prints_expected_score_as_json(capsys):
+    assert main(["dice", "solve", "--variant", "yacht12", "--json"]) == 0
+    result = _last_json(capsys)
+    assert result["variant"] == "yacht12" and result["seconds"] >= 0
+    assert result["expected_score"] == pytest.approx(185.9716927, abs=1e-6)
+    assert main(["dice", "solve", "--variant", "yacht12", "--json"]) == 0
+    assert _last_json(capsys)["from_cache"] is True
+
+
+def test_advise_last_roll_with_two_boxes_open(capsys):
+    args = ["dice", "advise", "--variant", "yacht12", "--dice", "2,3,4,5,5", "--rolls-left", "0",
+            "--open", "large_straight,small-straight", "--json"]
+    assert main(args) == 0
+    result = _last_json(capsys)
+    # 2,3,4,5,5 is only a small straight: 25 now, and the large straight is left open.
+    assert result["best"] == "box small straight"
+    assert [o["choice"] for o in result["options"]] == ["box small straight", "box large straight"]
+
+
+def test_advise_offers_keeps_with_rolls_left(capsys):
+    assert main(["dice", "advise", "--variant", "classic", "--dice", "6,6,6,6,2", "--json"]) == 0
+    result = _last_json(capsys)
+    choices = [o["choice"] for o in result["options"]]
+    assert "keep 6,6,6,6" in choices and "box sixes" in choices
+    assert result["best_value"] == max(o["value"] for o in result["options"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--variant", "yacht12", "--dice", "1,2,3,4,7"], "faces must be 1..6"),
+    (["--variant", "yacht12", "--dice", "1,2,3,4,5", "--open", "sevens"], "unknown box 'sevens'"),
+    (["--variant", "classic", "--dice", "1,2,3,4,5", "--open", "ones,pair"], "impossible"),
+    (["--variant", "yacht12", "--dice", "1,2,3,4,5", "--bank", "2"], "classic_banked only"),
+])
+def test_advise_rejects_bad_input(args, message, capsys):
+    assert main(["dice", "advise", *args]) == 2
+    assert message in capsys.readouterr().err
