@@ -32,6 +32,17 @@ def play(state, *moves):
     return state
 
 
+def _pieces(tensor, perfect_recall=False):
+    """Named views of a full-deck observation (or information-state) tensor."""
+    out, start = {}, 0
+    for name, shape in Layout(13, 4, 5).pieces(perfect_recall, private=True):
+        size = int(np.prod(shape))
+        out[name] = np.asarray(tensor[start:start + size]).reshape(shape)
+        start += size
+    assert start == len(tensor)
+    return out
+
+
 def random_play(state, rng, stop=None):
     while not state.is_terminal() and (stop is None or not stop(state)):
         if state.is_chance_node():
@@ -105,7 +116,21 @@ def test_doubling_multipliers_full_house_and_throw_offs():
     play(state, "play Ac Ad", "play 9c 9d")  # a lower pair cannot beat: a face-down throw-off
     assert "P1 throws off 2" in state.information_state_string(0)
     assert "9c" not in state.information_state_string(0) and "9c" in state.information_state_string(1)
-    play(state, "play 4h", "play Kd", "play Kh Ks", "play 5s 7c")
+    p0, p1 = _pieces(state.observation_tensor(0)), _pieces(state.observation_tensor(1))
+    ids = [parse_card(n) for n in ("Ac", "Ad")]
+    assert np.flatnonzero(p1["opp_face_up"]).tolist() == ids == np.flatnonzero(p0["my_face_up"]).tolist()
+    assert np.flatnonzero(p1["my_face_down"]).tolist() == [parse_card("9c"), parse_card("9d")]
+    assert p0["opp_face_down_count"].tolist() == [0, 0, 1, 0, 0, 0] and not p0["my_face_down"].any()
+    rows = [_pieces(state.information_state_tensor(p), perfect_recall=True)["tricks"][0] for p in (0, 1)]
+    assert np.flatnonzero(rows[0][2:54]).tolist() == ids == np.flatnonzero(rows[1][2:54]).tolist()
+    assert not rows[0][54:106].any()  # P0 never sees P1's throw-off
+    assert np.flatnonzero(rows[1][54:106]).tolist() == [parse_card("9c"), parse_card("9d")]
+    assert rows[0][[0, 1, 106, 107]].tolist() == [1, 0, 1, 0] and rows[1][[0, 1, 106, 107]].tolist() == [0, 1, 0, 1]
+    play(state, "play 4h", "play Kd")  # a beaten lead is turned face down too
+    p0 = _pieces(state.observation_tensor(0))
+    assert np.flatnonzero(p0["my_face_down"]).tolist() == [parse_card("4h")]
+    assert np.flatnonzero(p0["opp_face_up"]).tolist() == [parse_card("Kd")]
+    play(state, "play Kh Ks", "play 5s 7c")
     assert "5s" not in state.information_state_string(1).split("showdown")[0]
     assert state.is_terminal()
     st = state.state

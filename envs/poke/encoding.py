@@ -12,10 +12,10 @@ piece                     size         meaning
 ``dealer``                2            [I deal, opponent deals]
 ``phase``                 4            [chance, draw, lead, follow]
 ``my_hand``               D            cards I hold and have not played
-``my_face_up``            D            my played cards on view (leads, winning replies)
-``opp_face_up``           D            the opponent's played cards on view
-``my_thrown``             D            my face-down replies (throw-offs)
-``opp_thrown_count``      h + 1        one-hot: how many cards the opponent threw off
+``my_face_up``            D            my won plays, lying face up
+``opp_face_up``           D            the opponent's won plays, lying face up
+``my_face_down``          D            my lost plays (throw-offs, beaten leads), face down
+``opp_face_down_count``   h + 1        one-hot: how many of the opponent's cards lie face down
 ``current_lead``          D            cards led to the trick now being played
 ``draws``                 2 x 3 x 4    [me, opp] x draw k x one-hot count 0..3
 ``drawing_over``          2            [me, opp] has finished drawing
@@ -38,7 +38,7 @@ Earlier deals of a game or rubber reach the tensors only through ``scores``
 (every deal uses a fresh deck, so the score sheet is all that carries over);
 the information-state *string* holds the whole match. With public-only
 observation types (``private_info = NONE``) the private pieces (``my_hand``,
-``my_thrown``, ``my_dealt``, ``my_discards``, ``my_drawn``) are left out.
+``my_face_down``, ``my_dealt``, ``my_discards``, ``my_drawn``) are left out.
 
 Worked example: full deck (D = 52, h = 5) gives an observation of
 2+2+4+4*52+6+52+24+2+6+9 = 315 floats and an information state of
@@ -79,7 +79,8 @@ class Layout:
         d, h = self.num_cards, hand_size
         self.public_pieces = [
             ("player", (2,)), ("dealer", (2,)), ("phase", (4,)), ("my_hand", (d,)),
-            ("my_face_up", (d,)), ("opp_face_up", (d,)), ("my_thrown", (d,)), ("opp_thrown_count", (h + 1,)),
+            ("my_face_up", (d,)), ("opp_face_up", (d,)), ("my_face_down", (d,)),
+            ("opp_face_down_count", (h + 1,)),
             ("current_lead", (d,)), ("draws", (2, 3, 4)), ("drawing_over", (2,)), ("multipliers", (2, 3)),
             ("scores", (9,)),
         ]
@@ -90,7 +91,7 @@ class Layout:
         chosen = self.public_pieces + (self.recall_pieces if perfect_recall else [])
         if private:
             return chosen
-        hidden = {"my_hand", "my_thrown", "my_dealt", "my_discards", "my_drawn"}
+        hidden = {"my_hand", "my_face_down", "my_dealt", "my_discards", "my_drawn"}
         return [piece for piece in chosen if piece[0] not in hidden]
 
     def mark(self, view: np.ndarray, mask: int) -> None:
@@ -110,20 +111,24 @@ def drawing_over(st: np.ndarray, player: int) -> bool:
     return player != st[K.S_DEALER] and st[K.S_DRAWER] == st[K.S_DEALER]
 
 
-def _face_up_and_thrown(st: np.ndarray, player: int) -> tuple[int, int, int]:
-    """(cards of ``player`` on view, cards of ``player`` thrown off, number thrown off)."""
-    up = thrown = 0
+def table_cards(st: np.ndarray, player: int) -> tuple[int, int]:
+    """(face-up, face-down) card masks of ``player``'s finished plays in the current deal.
+
+    The winner's cards of a trick lie face up; the loser's (a throw-off or a
+    beaten lead) face down. A lead still waiting for its reply is in neither.
+    """
+    up = down = 0
     for t in range(K.MAX_HAND_SIZE):
         lead, follow = st[K.S_LEAD + t], st[K.S_FOLLOW + t]
-        if lead == 0:
+        if lead == 0 or follow == 0:
             break
-        if st[K.S_TRICK_LEADER + t] == player:
-            up |= lead
-        elif st[K.S_TRICK_WINNER + t] == player:
-            up |= follow
+        leader, winner = st[K.S_TRICK_LEADER + t], st[K.S_TRICK_WINNER + t]
+        mine = lead if leader == player else follow
+        if winner == player:
+            up |= mine
         else:
-            thrown |= follow
-    return up, thrown, bin(thrown).count("1")
+            down |= mine
+    return up, down
 
 
 class PokeObserver:
@@ -169,14 +174,14 @@ def write_tensor(views: dict, layout: Layout, st: np.ndarray, player: int) -> No
         views["phase"][1] = 1.0
     elif phase == K.PH_TRICK:
         views["phase"][2 if st[K.S_LEAD + st[K.S_TRICK]] == 0 else 3] = 1.0
-    my_up, my_thrown, _ = _face_up_and_thrown(st, me)
-    opp_up, _, opp_thrown_n = _face_up_and_thrown(st, opp)
+    my_up, my_down = table_cards(st, me)
+    opp_up, opp_down = table_cards(st, opp)
     if "my_hand" in views:
         layout.mark(views["my_hand"], st[K.S_HAND + me] & ~st[K.S_PLAYED + me])
-        layout.mark(views["my_thrown"], my_thrown)
+        layout.mark(views["my_face_down"], my_down)
     layout.mark(views["my_face_up"], my_up)
     layout.mark(views["opp_face_up"], opp_up)
-    views["opp_thrown_count"][opp_thrown_n] = 1.0
+    views["opp_face_down_count"][K.popcount(opp_down)] = 1.0
     if phase == K.PH_TRICK and cur >= 0 and cur != st[K.S_LEADER]:
         layout.mark(views["current_lead"], st[K.S_LEAD + st[K.S_TRICK]])
     for who, p in ((0, me), (1, opp)):
@@ -318,14 +323,14 @@ def information_state_string(state, player: int, private: bool = True) -> str:
 def observation_string(st: np.ndarray, player: int, private: bool = True) -> str:
     """What ``player`` sees now: own hand, cards on view, draw counts, multipliers and the score."""
     me, opp = player, 1 - player
-    my_up, my_thrown, _ = _face_up_and_thrown(st, me)
-    opp_up, _, opp_thrown_n = _face_up_and_thrown(st, opp)
+    my_up, my_down = table_cards(st, me)
+    opp_up, opp_down = table_cards(st, opp)
     parts = [f"P{me} dealer P{st[K.S_DEALER]} {_PHASE_NAMES[int(st[K.S_PHASE])]}"]
     if private:
         parts.append(f"hand [{mask_str(st[K.S_HAND + me] & ~st[K.S_PLAYED + me])}]")
-        parts.append(f"my thrown [{mask_str(my_thrown)}]")
+        parts.append(f"my face down [{mask_str(my_down)}]")
     counts = [[bin(st[K.S_DISC + 3 * p + k]).count("1") for k in range(st[K.S_NDRAWS + p])] for p in (me, opp)]
-    parts.append(f"up me [{mask_str(my_up)}] opp [{mask_str(opp_up)}] opp thrown {opp_thrown_n}")
+    parts.append(f"face up me [{mask_str(my_up)}] opp [{mask_str(opp_up)}] opp face down {K.popcount(opp_down)}")
     if st[K.S_PHASE] == K.PH_TRICK and K.current_player(st) != st[K.S_LEADER]:
         parts.append(f"lead [{mask_str(st[K.S_LEAD + st[K.S_TRICK]])}]")
     parts.append(f"draws me {counts[0]} opp {counts[1]} x{K.trick_multiplier(st, me)}/x{K.trick_multiplier(st, opp)}")

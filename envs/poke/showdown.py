@@ -14,20 +14,16 @@ import numpy as np
 
 from envs import hands
 
-# Points by category, indexed by the evaluator's categories (HIGH_CARD = 0 ... ROYAL_FLUSH = 9).
-HAND_POINTS = np.zeros(hands.NUM_CATEGORIES, dtype=np.int64)
-HAND_POINTS[hands.ONE_PAIR] = 50
-HAND_POINTS[hands.TWO_PAIR] = 100
-HAND_POINTS[hands.THREE_OF_A_KIND] = 200
-HAND_POINTS[hands.STRAIGHT] = 300
-HAND_POINTS[hands.FLUSH] = 400
-HAND_POINTS[hands.FULL_HOUSE] = 500
-HAND_POINTS[hands.FOUR_OF_A_KIND] = 600
-HAND_POINTS[hands.STRAIGHT_FLUSH] = 750
-HAND_POINTS[hands.ROYAL_FLUSH] = 1000
+# Points by category; looked up by the evaluator's category names so that the
+# table follows envs.hands' category numbering (a renamed category fails here).
+_POINTS_BY_NAME = {"high card": 0, "one pair": 50, "two pair": 100, "three of a kind": 200, "straight": 300,
+                   "flush": 400, "full house": 500, "four of a kind": 600, "straight flush": 750,
+                   "royal flush": 1000}
+HAND_POINTS = np.array([_POINTS_BY_NAME[name] for name in hands.CATEGORY_NAMES], dtype=np.int64)
 
-# Read-only global arrays are compiled into the kernels as constants.
-_FLUSH_TABLE = hands.TABLES.flush
+# best_strength reads only the flush part of the tables; a read-only global array
+# is compiled into the kernels as a constant, and this one is small (8,192 entries).
+_FLUSH_TABLE = np.ascontiguousarray(hands.FLUSH_TABLE)
 
 
 @numba.njit(cache=True)
