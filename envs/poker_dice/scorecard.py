@@ -312,3 +312,25 @@ def compile_variant(variant: Variant) -> VariantTables:
         max_score=max_score.astype(np.int64), min_score=min_score.astype(np.int64),
         params=params, box_data=box_data.astype(np.int64), roll_data=roll_data,
     )
+
+
+def ranking_tables() -> VariantTables:
+    """A card without boxes, for the ranking game, so every turn kernel takes one shape."""
+    n = 0
+    empty = np.zeros(n, dtype=np.int64)
+    params = np.zeros(NUM_PARAMS, dtype=np.int64)
+    params[[P_NUM_SUMS, P_NUM_AUX]] = 1
+    params[[P_REPEAT_BOX, P_JOKER_BOX]] = -1
+    params[P_UPPER_OF_FACE:P_BANK_STAGE_OK] = -1
+    return VariantTables(
+        num_boxes=n, meets=np.zeros((n, dice.NUM_ROLLS), dtype=np.bool_),
+        points=np.zeros((n, dice.NUM_ROLLS), dtype=np.int64), premium=empty,
+        doubles=empty.astype(np.bool_), stage=empty, in_group=empty.astype(np.bool_), face=empty,
+        joker_points=empty, upper_box_of_face=np.full(dice.NUM_FACES + 1, -1, dtype=np.int64),
+        joker_tier_match=0, joker_tier_lower=0, joker_tier_upper=0, first_roll_multiplier=1,
+        group_mask=0, group_threshold=0, group_bonus=0, sum_lo=0, num_sums=1, aux_kind=AUX_NONE,
+        num_aux=1, bank_value=0, bank_stage_ok=np.zeros(MAX_STAGES, dtype=np.int64),
+        repeat_box=-1, repeat_bonus=0, joker_box=-1, max_score=empty, min_score=empty,
+        params=params, box_data=np.zeros((n, NUM_BOX_FIELDS), dtype=np.int64),
+        roll_data=np.zeros((5, n, dice.NUM_ROLLS), dtype=np.int64),
+    )

@@ -1,0 +1,267 @@
+"""Poker dice as a pyspiel game: parameters, GameType/GameInfo, State and Observer.
+
+Every rule lives in :mod:`envs.poker_dice.kernels` (turn engine) and
+:mod:`envs.poker_dice.scoring` (scorecards); the State holds one ``int64``
+array and calls them. Action ids and the state layout are documented in the
+kernels module and in ``docs/games/poker_dice.md``.
+
+    >>> import pyspiel, envs.poker_dice.game
+    >>> game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
+    >>> state = game.new_initial_state()
+    >>> len(state.chance_outcomes()), state.chance_outcomes()[0]   # five ones: 1/7776
+    (252, (0, 0.0001286008230452675))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from envs import dice
+from envs.poker_dice import kernels as K
+from envs.poker_dice.scorecard import (
+    AUX_BANK, AUX_REPEAT_FLAG, box_names, compile_variant, make_variant, ranking_tables,
+)
+from envs.versions import record_game_version
+
+GAME_NAME = "poker_dice"
+GAME_VERSION = 1
+SCORECARD_VARIANTS = ("classic", "classic_banked", "yacht12", "yahtzee")
+VARIANTS = SCORECARD_VARIANTS + ("ranking",)
+DEFAULT_PARAMS = {"variant": "classic", "players": 2, "joker": "free", "zero_sum": False}
+
+
+def check_params(params: dict) -> dict:
+    """Complete ``params`` with defaults and check them; ValueError names the bad parameter."""
+    unknown = set(params) - set(DEFAULT_PARAMS)
+    if unknown:
+        raise ValueError(f"unknown poker_dice parameter(s) {sorted(unknown)}; "
+                         f"allowed: {sorted(DEFAULT_PARAMS)}")
+    p = {**DEFAULT_PARAMS, **params}
+    if p["variant"] not in VARIANTS:
+        raise ValueError(f"variant={p['variant']!r} is not one of {', '.join(VARIANTS)}")
+    low = 2 if p["variant"] == "ranking" else 1
+    players = p["players"]
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or \
+            not low <= players <= K.MAX_PLAYERS:
+        raise ValueError(f"players={players!r} must be an integer in {low}..{K.MAX_PLAYERS} "
+                         f"for variant {p['variant']}")
+    make_variant("yahtzee", p["joker"])  # validates the joker rule
+    return p
+
+
+def _game_type(utility=pyspiel.GameType.Utility.GENERAL_SUM) -> pyspiel.GameType:
+    # Registered as general-sum; each game instance declares the utility its
+    # parameters give (zero-sum scores, constant-sum win shares, one player).
+    return pyspiel.GameType(
+        short_name=GAME_NAME,
+        long_name="Poker dice (classic, banked, twelve-box, Yahtzee, ranking)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=K.MAX_PLAYERS,
+        min_num_players=1,
+        provides_information_state_string=False,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=dict(DEFAULT_PARAMS),
+    )
+
+
+def _game_info(p: dict, tables) -> pyspiel.GameInfo:
+    n = p["players"]
+    if p["variant"] == "ranking":
+        # Per player: at most two rerolls and a stop.
+        length = n * (K.BASE_ROLLS - 1 + 1)
+        low, high = (-1.0 / n, 1.0 - 1.0 / n) if p["zero_sum"] else (0.0, 1.0)
+        total = 0.0 if p["zero_sum"] else 1.0
+    else:
+        boxes = tables.num_boxes
+        # Per turn two rerolls and a box; banked rolls (at most two per turn) add extra rerolls.
+        extra = 2 * boxes if tables.aux_kind == AUX_BANK else 0
+        length = n * (boxes * K.BASE_ROLLS + extra)
+        repeats = boxes - 1 if tables.aux_kind == AUX_REPEAT_FLAG else 0
+        best = (int(tables.max_score.sum()) + tables.group_bonus + repeats * tables.repeat_bonus
+                + extra * tables.bank_value)
+        worst = int(tables.min_score.sum())
+        if n == 1:
+            low, high, total = float(worst), float(best), None
+        else:
+            spread = (best - worst) * (n - 1) / n  # score minus the mean of all scores
+            low, high, total = -spread, spread, 0.0
+    return pyspiel.GameInfo(
+        num_distinct_actions=K.NUM_ACTIONS, max_chance_outcomes=dice.NUM_ROLLS, num_players=n,
+        min_utility=low, max_utility=high, utility_sum=total, max_game_length=length,
+    )
+
+
+class PokerDiceGame(pyspiel.Game):
+    """Poker dice with the parameters of ``DEFAULT_PARAMS`` (see ``docs/games/poker_dice.md``)."""
+
+    def __init__(self, params=None):
+        p = check_params(dict(params or {}))
+        self.params = p
+        ranking = p["variant"] == "ranking"
+        if ranking:
+            self.variant = None
+            self.tables = ranking_tables()
+            self.box_names = []
+        else:
+            self.variant = make_variant(p["variant"], p["joker"])
+            self.tables = compile_variant(self.variant)
+            self.box_names = box_names(self.variant)
+        self.cfg = K.make_config(p["players"], ranking, bool(p["zero_sum"]))
+        info = _game_info(p, self.tables)
+        utility = pyspiel.GameType.Utility
+        if info.utility_sum is None:
+            kind = utility.GENERAL_SUM
+        else:
+            kind = utility.ZERO_SUM if info.utility_sum == 0 else utility.CONSTANT_SUM
+        super().__init__(_game_type(kind), info, p)
+
+    def new_initial_state(self):
+        return PokerDiceState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"poker_dice observers take no parameters; got {params}")
+        return PokerDiceObserver(self)
+
+
+class PokerDiceState(pyspiel.State):
+    """A poker-dice position: one ``int64`` array (``kernels.STATE_SIZE``)."""
+
+    def __init__(self, game: PokerDiceGame):
+        super().__init__(game)
+        self.state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+        K.init_state(self.state, game.cfg, game.tables.params)
+
+    def _packed(self):
+        t = self.get_game().tables
+        return t.params, t.box_data, t.roll_data
+
+    def current_player(self):
+        return int(K.current_player(self.state))
+
+    def _legal_actions(self, player):
+        game = self.get_game()
+        out = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+        allowed = np.zeros(game.tables.num_boxes, dtype=np.bool_)
+        n = K.legal_actions(self.state, game.cfg, *self._packed(), out, allowed)
+        return out[:n].tolist()
+
+    def chance_outcomes(self):
+        outcomes = np.empty(dice.NUM_ROLLS, dtype=np.int64)
+        probs = np.empty(dice.NUM_ROLLS)
+        n = K.chance_outcomes(self.state, outcomes, probs)
+        return list(zip(outcomes[:n].tolist(), probs[:n].tolist()))
+
+    def _apply_action(self, action):
+        if self.is_chance_node():
+            allowed = [c for c, _ in self.chance_outcomes()]
+        else:
+            allowed = self._legal_actions(self.current_player())
+        if action not in allowed:
+            player = self.current_player()
+            names = ", ".join(f"{a} ({self._action_to_string(player, a)})" for a in allowed)
+            raise ValueError(f"action {action} is not legal here; legal actions: {names}")
+        K.apply_action(self.state, self.get_game().cfg, *self._packed(), int(action))
+
+    def _action_to_string(self, player, action):
+        return action_to_string(self.get_game(), player, int(action))
+
+    def is_terminal(self):
+        return self.state[K.S_PHASE] == K.PH_OVER
+
+    def returns(self):
+        game = self.get_game()
+        out = np.zeros(game.num_players())
+        K.returns(self.state, game.cfg, out)
+        return out.tolist()
+
+    def __str__(self):
+        return state_string(self.get_game(), self.state)
+
+
+def action_to_string(game: PokerDiceGame, player: int, action: int) -> str:
+    """``'roll 1,1,3,4,5'`` (chance), ``'keep 3,4,5'``, ``'box chance'`` or ``'stop'``."""
+    if player == pyspiel.PlayerId.CHANCE:
+        return "roll " + ",".join(map(str, dice.roll_faces(action)))
+    if action < K.NUM_KEEPS:
+        return "keep " + (",".join(map(str, dice.keep_faces(action))) or "nothing")
+    if game.variant is None:
+        return "stop"
+    return f"box {game.box_names[action - K.BOX_BASE]}"
+
+
+def state_string(game: PokerDiceGame, st: np.ndarray) -> str:
+    """A readable, complete description of the state (the game has perfect information)."""
+    roll = st[K.S_ROLL]
+    lines = [f"player {st[K.S_PLAYER]} round {st[K.S_ROUND]} rolls {st[K.S_ROLLS]} dice "
+             + (",".join(map(str, dice.roll_faces(roll))) if roll >= 0 else "-")
+             + f" keep {','.join(map(str, dice.keep_faces(st[K.S_KEEP])))}"
+             + f" frozen {','.join(map(str, dice.keep_faces(st[K.S_FROZEN])))}"]
+    for i in range(game.num_players()):
+        base = K.S_PLAYERS + K.PLAYER_FIELDS * i
+        hand = st[base + K.F_HAND]
+        lines.append(f"p{i}: score {st[base + K.F_SCORE]} filled {st[base + K.F_MASK]:#x} "
+                     f"total {st[base + K.F_TOTAL]} aux {st[base + K.F_AUX]} hand "
+                     + (",".join(map(str, dice.roll_faces(hand))) if hand >= 0 else "-"))
+    return "\n".join(lines)
+
+
+class PokerDiceObserver:
+    """Perfect-information observer: every player sees the whole state.
+
+    Tensor pieces (float32, in this order): ``player`` (n) one-hot of the player
+    to move; ``dice`` (6) face counts showing; ``rolls`` (1) rolls made this turn;
+    ``keep`` (6) and ``frozen`` (6) face counts; then per player ``filled``
+    (n, num_boxes) bits, ``totals`` (n, 3) = group total, aux, score; ``hands``
+    (n, 6) face counts of ranking hands.
+    """
+
+    def __init__(self, game: PokerDiceGame):
+        self.game = game
+        n, boxes = game.num_players(), game.tables.num_boxes
+        pieces = [("player", (n,)), ("dice", (6,)), ("rolls", (1,)), ("keep", (6,)),
+                  ("frozen", (6,)), ("filled", (n, boxes)), ("totals", (n, 3)), ("hands", (n, 6))]
+        self.tensor = np.zeros(sum(int(np.prod(s)) for _, s in pieces), np.float32)
+        self.dict = {}
+        start = 0
+        for name, shape in pieces:
+            size = int(np.prod(shape))
+            self.dict[name] = self.tensor[start:start + size].reshape(shape)
+            start += size
+
+    def set_from(self, state, player: int) -> None:
+        st = state.state
+        v = self.dict
+        self.tensor.fill(0.0)
+        if st[K.S_PHASE] != K.PH_OVER:
+            v["player"][st[K.S_PLAYER]] = 1.0
+        if st[K.S_ROLL] >= 0:
+            v["dice"][:] = dice.ROLL_COUNTS[st[K.S_ROLL]]
+        v["rolls"][0] = st[K.S_ROLLS]
+        v["keep"][:] = dice.KEEP_COUNTS[st[K.S_KEEP]]
+        v["frozen"][:] = dice.KEEP_COUNTS[st[K.S_FROZEN]]
+        boxes = v["filled"].shape[1]
+        for i in range(self.game.num_players()):
+            base = K.S_PLAYERS + K.PLAYER_FIELDS * i
+            mask = st[base + K.F_MASK]
+            v["filled"][i] = [(mask >> b) & 1 for b in range(boxes)]
+            v["totals"][i] = (st[base + K.F_TOTAL], st[base + K.F_AUX], st[base + K.F_SCORE])
+            if st[base + K.F_HAND] >= 0:
+                v["hands"][i] = dice.ROLL_COUNTS[st[base + K.F_HAND]]
+
+    def string_from(self, state, player: int) -> str:
+        return state_string(self.game, state.state)
+
+
+record_game_version(GAME_NAME, GAME_VERSION, tuple(
+    f"poker_dice(variant={v},players={n})" for v, n in
+    (("classic", 2), ("classic_banked", 2), ("yacht12", 1), ("yahtzee", 1), ("ranking", 3))
+))
+pyspiel.register_game(_game_type(), PokerDiceGame)
