@@ -16,6 +16,7 @@ from experiments.cli_output import add_json_flag, emit_result
 BENCHMARKS = {
     "cfr": "benchmarks.cfr",
     "poke": "benchmarks.poke",
+    "dice": "benchmarks.dice",
 }
 
 
