@@ -77,8 +77,8 @@ def test_documented_sizes_and_parameters_match_the_game():
         game = pyspiel.load_game("palace_poker", {"players": players, "betting": "no_limit"})
         n = players
         # The doc's formulas, evaluated for this n.
-        obs = int(eval(re.search(r"observation tensor size: `([^`]*)`", text).group(1)))
-        info = int(eval(re.search(r"information-state tensor size: `([^`]*)`", text).group(1)))
+        obs = int(eval(re.search(r"observation tensor size:\s*`([^`]*)`", text).group(1)))
+        info = int(eval(re.search(r"information-state tensor size:\s*`([^`]*)`", text).group(1)))
         assert (obs, info) == (game.observation_tensor_size(), game.information_state_tensor_size())
         assert f"| {n} | {game.num_distinct_actions()} |" in text
     for name, value in DEFAULT_PARAMS.items():
@@ -256,3 +256,49 @@ def test_benchmark_runs_on_a_tiny_size():
     result = bench.run(args)
     assert result["numba_hands_per_s"] > 0 and result["api_hands_per_s"] > 0
     assert result["ratio"] == pytest.approx(result["numba_hands_per_s"] / result["api_hands_per_s"])
+
+
+def test_resample_puts_cards_bought_after_a_reshuffle_back_in_the_folded_palace():
+    # Seat 0 folds (palace 5c 5d 5h to the discard pile); twelve buys empty the
+    # draw pile, each bought card discarded; the next buy reshuffles and draws
+    # the 5c, which can only have come from seat 0's palace.
+    game = pyspiel.load_game("palace_poker", {"players": 10})
+    state = game.new_initial_state()
+    deal = ("2c 2d 2h 2s 3c 3d 3h 3s 4c 4d 5c 5d 5h 5s 6c 6d 6h 6s 7c 7d 7h 7s 8c 8d 8h 8s 9c 9d 9h 9s Tc "
+            "Td Th Ts Jc Jd Jh Js Qc Qd")
+    for c in deal.split():
+        state.apply_action(parse_card(c))
+    state.apply_action(L.FOLD)
+    pile = sorted(np.flatnonzero(state.state[L.S_LOC:L.S_LOC + 52] == L.LOC_DRAW).tolist())
+    for card in pile:
+        state.apply_action(L.BUY)
+        state.apply_action(card)
+        state.apply_action(L.DISCARD_CARD + card)
+        state.apply_action(L.DONE)
+    state.apply_action(L.BUY)
+    assert state.state[L.S_RESHUFFLES] == 1
+    state.apply_action(parse_card("5c"))
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    others = set()
+    for _ in range(40):
+        new = state.resample_from_infostate(5, sampler)
+        assert new.information_state_string(5) == state.information_state_string(5)
+        palace = set(int(c) for c in new.history()[10:13])  # seat 0's palace chance outcomes
+        assert parse_card("5c") in palace and not palace & set(pile)
+        others |= palace
+    assert len(others) > 10
+
+
+def test_xorshift_draws_are_uniform_and_seeded():
+    from envs.palace_poker import xorshift
+
+    rng = xorshift.rng_state(123)
+    draws = np.array([xorshift.below(rng, 7) for _ in range(100_000)])
+    counts = np.bincount(draws, minlength=7)
+    chi2 = ((counts - 100_000 / 7) ** 2 / (100_000 / 7)).sum()
+    assert chi2 < 22.5  # 6 degrees of freedom: P(chi2 > 22.5) < 0.001
+    again = xorshift.rng_state(123)
+    assert [xorshift.below(again, 7) for _ in range(50)] == draws[:50].tolist()
+    arr = np.arange(20)
+    xorshift.shuffle(arr, 20, rng)
+    assert sorted(arr.tolist()) == list(range(20)) and arr.tolist() != list(range(20))

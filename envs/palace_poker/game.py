@@ -177,5 +177,8 @@ class PalacePokerState(pyspiel.State):
         return encoding.state_string(self.state, self.cfg)
 
 
-record_game_version(GAME_NAME, GAME_VERSION)
+# Documented variants (defaults first), run by the cross-game tests.
+VARIANTS = ("palace_poker()", "palace_poker(players=4)", "palace_poker(betting=no_limit,players=6)")
+
+record_game_version(GAME_NAME, GAME_VERSION, VARIANTS)
 pyspiel.register_game(_game_type(), PalacePokerGame)

@@ -18,8 +18,8 @@ Arrays
 Offsets, location codes and phases are the constants of
 ``envs.palace_poker.layout``; kernels write ``state`` in place.
 
-Action ids (``L_b`` bet levels, ``L_r`` raise levels; see ``make_config``)
---------------------------------------------------------------------------
+Action ids (``L_b`` bet levels, ``L_r`` raise levels; see ``layout.make_config``)
+---------------------------------------------------------------------------------
 ====================  ====================================================
 ``0`` STAY            turn: do nothing
 ``1`` FOLD            turn or battle: leave the hand
@@ -92,6 +92,16 @@ def count_at(state, loc):
         if state[L.S_LOC + c] == loc:
             n += 1
     return n
+
+
+@numba.njit(cache=True)
+def any_at(state, loc1, loc2):
+    """True if some card lies at location ``loc1`` or ``loc2`` (stops at the first one)."""
+    for c in range(L.NUM_CARDS):
+        loc = state[L.S_LOC + c]
+        if loc == loc1 or loc == loc2:
+            return True
+    return False
 
 
 @numba.njit(cache=True)
@@ -185,7 +195,7 @@ def legal_actions(state, cfg, out):
         out[n] = L.FOLD
         n += 1
         if not forced and stack >= s:
-            if count_at(state, L.LOC_DRAW) + count_at(state, L.LOC_DISCARD) > 0:
+            if any_at(state, L.LOC_DRAW, L.LOC_DISCARD):
                 out[n] = L.BUY
                 n += 1
             if state[L.S_NSOLD + p] > 0:
@@ -337,7 +347,7 @@ def _apply_turn(state, cfg, action):
         state[L.S_COUNTS + L.NUM_COUNTS * p + 1] += 1
         _pay(state, p, cfg[L.C_SMALL])
         state[L.S_QUIET] = 0
-        if count_at(state, L.LOC_DRAW) == 0:
+        if not any_at(state, L.LOC_DRAW, L.LOC_DRAW):
             _move_all(state, L.LOC_DISCARD, L.LOC_DRAW)
             state[L.S_RESHUFFLES] += 1
         state[L.S_PHASE] = L.PH_BUY
@@ -410,7 +420,7 @@ def _apply_chance(state, cfg, card):
                 state[L.S_PUBLIC] |= np.int64(1) << state[L.S_BANNER + q]
             state[L.S_DEAL_SEAT] = 0
             state[L.S_PHASE] = L.PH_PALACE
-        elif count_at(state, L.LOC_DRAW) == 0:
+        elif not any_at(state, L.LOC_DRAW, L.LOC_DRAW):
             _move_all(state, L.LOC_SET_ASIDE, L.LOC_DRAW)
     elif ph == L.PH_PALACE:
         seat = state[L.S_DEAL_SEAT]

@@ -25,10 +25,15 @@ def play_random(state, cfg, rng, buf):
     moves = 0
     while state[L.S_PHASE] != L.PH_OVER:
         if K.current_player(state) == L.CHANCE_PLAYER:
-            n = K.chance_outcomes(state, buf)
+            # Uniform over the deck or draw pile (never empty at a chance node):
+            # draw card ids until one lies there, cheaper than listing the pile.
+            card = below(rng, L.NUM_CARDS)
+            while state[L.S_LOC + card] != L.LOC_DRAW:
+                card = below(rng, L.NUM_CARDS)
+            K.apply_action(state, cfg, card)
         else:
             n = K.legal_actions(state, cfg, buf)
-        K.apply_action(state, cfg, buf[below(rng, n)])
+            K.apply_action(state, cfg, buf[below(rng, n)])
         moves += 1
     return moves
 
