@@ -17,6 +17,7 @@ BENCHMARKS = {
     "cfr": "benchmarks.cfr",
     "poke": "benchmarks.poke",
     "dice": "benchmarks.dice",
+    "palace_poker": "benchmarks.palace_poker",
 }
 
 
