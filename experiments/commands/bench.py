@@ -18,6 +18,7 @@ BENCHMARKS = {
     "poke": "benchmarks.poke",
     "dice": "benchmarks.dice",
     "palace_poker": "benchmarks.palace_poker",
+    "hands": "benchmarks.hands",
 }
 
 
