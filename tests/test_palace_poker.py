@@ -198,6 +198,7 @@ def test_resample_keeps_the_information_state(params):
             new = state.resample_from_infostate(p, sampler)
             assert new.information_state_string(p) == state.information_state_string(p)
             assert new.observation_tensor(p) == state.observation_tensor(p)
+            assert new.information_state_tensor(p) == state.information_state_tensor(p)
             own = state.state[L.S_LOC:L.S_LOC + 52] == L.LOC_PALACE + p
             np.testing.assert_array_equal(new.state[L.S_LOC:L.S_LOC + 52] == L.LOC_PALACE + p, own)
             changed += new.history() != state.history()
