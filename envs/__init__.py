@@ -3,3 +3,5 @@
 Importing ``envs`` registers every game of the toolkit with ``pyspiel``. Worker
 processes (local pool, Ray) must import it before loading a game by name.
 """
+
+import envs.poke.game  # noqa: E402,F401  (registers "poke")
