@@ -53,3 +53,11 @@ def test_advise_offers_keeps_with_rolls_left(capsys):
 def test_advise_rejects_bad_input(args, message, capsys):
     assert main(["dice", "advise", *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_ranking_prints_win_shares(capsys):
+    assert main(["dice", "ranking", "--players", "3", "--json"]) == 0
+    result = _last_json(capsys)
+    assert len(result["win_share"]) == 3 and sum(result["win_share"]) == pytest.approx(1.0)
+    assert main(["dice", "ranking", "--players", "9"]) == 2
+    assert "players=9" in capsys.readouterr().err

@@ -2,7 +2,8 @@
 
 ``gamut dice solve --variant V`` computes (or loads from the cache) the optimal
 expected score of a whole solitaire game; ``gamut dice advise`` gives the
-expected value of every choice in one situation, best first.
+expected value of every choice in one situation, best first; ``gamut dice
+ranking --players N`` solves the ranking game and gives each seat's win share.
 """
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ def register(subparsers) -> None:
                         help="yahtzee: the Yahtzee box holds 50, so another Yahtzee earns +100")
     add_json_flag(advise)
     advise.set_defaults(handler=run_advise)
+
+    ranking = actions.add_parser("ranking", help="ranking game solved: win share of every seat")
+    ranking.add_argument("--players", type=int, required=True, help="number of seats, 2..8")
+    add_json_flag(ranking)
+    ranking.set_defaults(handler=run_ranking)
 
 
 def _add_variant_arguments(parser: argparse.ArgumentParser) -> None:
@@ -119,4 +125,13 @@ def run_advise(args: argparse.Namespace) -> int:
         "options": [{"choice": describe(o), "value": o["value"]} for o in options],
     }
     emit_result(result, args.json)
+    return 0
+
+
+def run_ranking(args: argparse.Namespace) -> int:
+    from solvers.poker_dice.ranking import solve_ranking
+
+    solved = solve_ranking(args.players)
+    emit_result({"players": args.players, "win_share": solved["win_share"],
+                 "seconds": solved["seconds"]}, args.json)
     return 0
