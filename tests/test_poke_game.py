@@ -291,3 +291,16 @@ def test_documented_tensor_layout_matches_the_game():
 def test_default_parameters():
     assert check_params({}) == DEFAULT_PARAMS
     assert pyspiel.load_game("poke").get_parameters() == DEFAULT_PARAMS
+
+
+@pytest.mark.slow
+def test_cfr_plus_solves_the_small_exact_variant():
+    from solvers.cfr.best_response import exploitability
+    from solvers.cfr.extract import extract_game
+    from solvers.cfr.tabular import TabularCFR
+
+    tree = extract_game(pyspiel.load_game("poke", SMALL_EXACT_PARAMS), report=None)
+    assert (tree.num_nodes, tree.num_infosets) == (206_869, 15_143)
+    solver = TabularCFR(tree, "cfr+")
+    solver.run(500)
+    assert exploitability(tree, solver.average_policy()) < 0.005  # measured 0.0026
