@@ -203,8 +203,9 @@ def _kickers(mask, skip1, skip2, n):
 def best_strength(cards, num_cards, exclude_suit, table):
     """Strength of the best hand of at most five of ``cards[:num_cards]``.
 
-    Scalar kernel for any number of cards (0..52). Cards whose suit equals
-    ``exclude_suit`` do not count (``-1``: every card counts). ``table`` is
+    Scalar kernel for any number of cards (0..52); ``cards`` is an array or a
+    tuple. Cards whose suit equals ``exclude_suit`` do not count (``-1``: every
+    card counts), nor do negative entries (empty slots, e.g. of a grid line). ``table`` is
     ``HAND_TABLE`` or ``FLUSH_TABLE`` (only the flush part, which comes first, is
     read). Cards must be distinct ids ``0..51`` (not checked here).
     """
@@ -212,7 +213,7 @@ def best_strength(cards, num_cards, exclude_suit, table):
     suit_masks = 0  # 13 bits per suit, suit s at bits 16*s
     for i in range(num_cards):
         c = np.int64(cards[i])
-        if (c & 3) == exclude_suit:
+        if c < 0 or (c & 3) == exclude_suit:
             continue
         counts += 1 << 4 * (c >> 2)
         suit_masks |= 1 << (16 * (c & 3) + (c >> 2))
