@@ -35,6 +35,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from envs.cards import deck
 from envs.poke import showdown
 
 # --- parameters -------------------------------------------------------------
@@ -471,8 +472,6 @@ def returns(state, cfg, trick_value, out):
 def make_config(num_ranks: int, num_suits: int, hand_size: int, mode: int, trick_unit: int,
                 max_deals: int) -> np.ndarray:
     """Parameter array ``cfg`` (``int64``, ``(CFG_SIZE,)``) for the kernels; arguments are checked by the game."""
-    from envs.cards import deck
-
     cfg = np.zeros(CFG_SIZE, dtype=np.int64)
     cfg[C_NUM_RANKS] = num_ranks
     cfg[C_NUM_SUITS] = num_suits
