@@ -168,6 +168,11 @@ def test_legal_actions_match_reference_along_random_games(family, joker):
                 continue
             n = K.legal_actions(st, game.cfg, t.params, t.box_data, t.roll_data, out, allowed)
             assert out[:n].tolist() == _reference_legal(variant, family, joker, st, game.cfg)
+            # The playout's list-free sampler indexes the same actions.
+            assert K.num_legal_actions(st, game.cfg, t.params, t.box_data, t.roll_data,
+                                       allowed) == n
+            assert [K.legal_action_at(st, game.cfg, t.params, t.box_data, t.roll_data, i, allowed)
+                    for i in range(n)] == out[:n].tolist()
             checked += 1
             K.apply_action(st, game.cfg, t.params, t.box_data, t.roll_data,
                            int(out[rng.integers(n)]))

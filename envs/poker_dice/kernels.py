@@ -258,12 +258,48 @@ def sample_roll(keep, rng):
 
 
 @_kernel
+def num_legal_actions(state, cfg, p, bx, rd, allowed):
+    """Number of legal actions of a scorecard decision; fills ``allowed`` like ``allowed_boxes``.
+
+    Without building the list: the keeps of a roll are its sub-multisets minus
+    the roll itself (the last of them, having the highest id)."""
+    roll = state[S_ROLL]
+    keeps = 0
+    if _rerolls_allowed(state, cfg, p, bx):
+        keeps = dice.ROLL_KEEPS_START[roll + 1] - dice.ROLL_KEEPS_START[roll] - 1
+    base = S_PLAYERS + PLAYER_FIELDS * state[S_PLAYER]
+    return keeps + allowed_boxes(p, bx, rd, state[base + F_MASK], roll, allowed)
+
+
+@_kernel
+def legal_action_at(state, cfg, p, bx, rd, i, allowed):
+    """The ``i``-th legal action of a scorecard decision (``allowed`` as filled by
+    ``num_legal_actions``), equal to ``legal_actions(...)[i]``."""
+    roll = state[S_ROLL]
+    if _rerolls_allowed(state, cfg, p, bx):
+        keeps = dice.ROLL_KEEPS_START[roll + 1] - dice.ROLL_KEEPS_START[roll] - 1
+        if i < keeps:
+            return dice.ROLL_KEEPS[dice.ROLL_KEEPS_START[roll] + i]
+        i -= keeps
+    for b in range(p[P_NUM_BOXES]):
+        if allowed[b]:
+            if i == 0:
+                return BOX_BASE + b
+            i -= 1
+    return -1
+
+
+@_kernel
 def random_playout(state, cfg, p, bx, rd, rng, actions, allowed):
     """Play ``state`` to the end in place: chance by its probabilities, players uniformly
     among legal actions. ``rng`` is a one-element uint64 array advanced in place."""
     while state[S_PHASE] != PH_OVER:
         if state[S_PHASE] == PH_CHANCE:
             apply_action(state, cfg, p, bx, rd, sample_roll(state[S_KEEP], rng))
+        elif cfg[C_MODE] == MODE_SCORECARD:
+            n = num_legal_actions(state, cfg, p, bx, rd, allowed)
+            i = int(_next_random(rng) * n)
+            apply_action(state, cfg, p, bx, rd, legal_action_at(state, cfg, p, bx, rd, i, allowed))
         else:
             n = legal_actions(state, cfg, p, bx, rd, actions, allowed)
             apply_action(state, cfg, p, bx, rd, actions[int(_next_random(rng) * n)])
