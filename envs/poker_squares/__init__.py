@@ -1,0 +1,1 @@
+"""Poker Squares: rules as Numba kernels (``kernels``) and the pyspiel game (``game``)."""
