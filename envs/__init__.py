@@ -5,3 +5,4 @@ processes (local pool, Ray) must import it before loading a game by name.
 """
 
 import envs.poke.game  # noqa: E402,F401  (registers "poke")
+import envs.poker_squares.game  # noqa: E402,F401  (registers "poker_squares")
