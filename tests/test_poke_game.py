@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numba
 import numpy as np
 import pyspiel
 import pytest
@@ -265,9 +266,27 @@ def test_small_exact_variant_tree_size():
     assert counts.sum() == 206_869
 
 
-def _count_nodes(game, counts):
-    from tests.test_poke_kernels import _count_tree
+@numba.njit
+def _count_tree(st, cfg, counts):
+    """Add the terminal, chance and decision nodes of the subtree at ``st`` to ``counts``."""
+    phase = st[K.S_PHASE]
+    if phase == K.PH_OVER:
+        counts[0] += 1
+        return
+    buf = np.empty(64, dtype=np.int64)
+    if phase == K.PH_DEAL or phase == K.PH_REPLACE:
+        counts[1] += 1
+        n = K.chance_outcomes(st, cfg, buf)
+    else:
+        counts[2] += 1
+        n = K.legal_actions(st, cfg, buf)
+    for i in range(n):
+        child = st.copy()
+        K.apply_action(child, cfg, buf[i])
+        _count_tree(child, cfg, counts)
 
+
+def _count_nodes(game, counts):
     st = np.zeros(K.STATE_SIZE, dtype=np.int64)
     K.init_state(st, game.cfg)
     _count_tree(st, game.cfg, counts)

@@ -31,26 +31,6 @@ def _poker_batch(hands0, hands1, winners, points):
         winners[i], points[i] = showdown.poker_winner(hands0[i], hands1[i])
 
 
-@numba.njit
-def _count_tree(st, cfg, counts):
-    """Add the terminal, chance and decision nodes of the subtree at ``st`` to ``counts``."""
-    phase = st[K.S_PHASE]
-    if phase == K.PH_OVER:
-        counts[0] += 1
-        return
-    buf = np.empty(64, dtype=np.int64)
-    if phase == K.PH_DEAL or phase == K.PH_REPLACE:
-        counts[1] += 1
-        n = K.chance_outcomes(st, cfg, buf)
-    else:
-        counts[2] += 1
-        n = K.legal_actions(st, cfg, buf)
-    for i in range(n):
-        child = st.copy()
-        K.apply_action(child, cfg, buf[i])
-        _count_tree(child, cfg, counts)
-
-
 def _random_card_sets(rng, n, size):
     """(n, 52) random permutations' first ``2*size`` cards, as two disjoint sets of ``size`` cards."""
     perm = np.argsort(rng.random((n, 52)), axis=1)
