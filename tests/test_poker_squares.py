@@ -191,3 +191,15 @@ def test_python_mcts_and_evaluate_bots_run():
         bots = [pyspiel.make_uniform_random_bot(p, 7 + p) for p in range(g.num_players())]
         returns = pyspiel.evaluate_bots(g.new_initial_state(), bots, 11)
         assert len(returns) == g.num_players()
+
+
+def test_benchmark_runs_on_a_tiny_size():
+    import argparse
+
+    from benchmarks import poker_squares as bench
+
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    result = bench.run(parser.parse_args(["--games", "500", "--api-games", "2", "--repeats", "1"]))
+    assert result["ours_games_per_s"] > 0 and result["api_games_per_s"] > 0
+    assert result["ratio"] == pytest.approx(result["ours_games_per_s"] / result["api_games_per_s"])
