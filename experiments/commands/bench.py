@@ -19,6 +19,7 @@ BENCHMARKS = {
     "dice": "benchmarks.dice",
     "palace_poker": "benchmarks.palace_poker",
     "hands": "benchmarks.hands",
+    "poker_squares": "benchmarks.poker_squares",
 }
 
 
