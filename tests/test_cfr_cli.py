@@ -103,3 +103,10 @@ def test_mccfr_on_a_game_too_big_to_extract_reports_a_sampled_lower_bound(capsys
     assert result["exploitability"] is None and "too large" in result["note"]
     assert result["exploitability_lower_bound_games"] == 4000
     assert 0 < result["exploitability_lower_bound_ci95"] < 0.1
+
+
+def test_cfr_cli_loads_toolkit_games_by_name(capsys):
+    assert main(["cfr", "--game", "poke(num_ranks=2,num_suits=2,hand_size=1)", "--algo", "cfr+",
+                 "--iterations", "5", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert payload["iterations"] == 5 and payload["exploitability"] >= 0.0

@@ -214,7 +214,12 @@ def extract_game(game: pyspiel.Game | str, max_nodes: int = DEFAULT_MAX_NODES, r
 
 
 def load_game_string(game_string: str) -> pyspiel.Game:
-    """``pyspiel.load_game`` with a ``ValueError`` naming the string when it is malformed or unknown."""
+    """``pyspiel.load_game`` with a ``ValueError`` naming the string when it is malformed or unknown.
+
+    The toolkit's own games are registered first, so ``poke(...)`` loads like ``kuhn_poker``.
+    """
+    import envs  # noqa: F401  (registers the toolkit's games with pyspiel)
+
     try:
         return pyspiel.load_game(game_string)
     except pyspiel.SpielError as err:
