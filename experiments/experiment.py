@@ -40,6 +40,7 @@ from experiments.config import CONFIG_DIR, ConfigError, ResolvedConfig, load_con
 
 # Registered experiments, in the order `gamut reproduce` runs them.
 EXPERIMENTS: dict[str, str] = {
+    "hand_frequencies": "experiments.trials.hand_frequencies",
     "cfr_convergence": "experiments.trials.cfr_convergence",
 }
 
