@@ -19,7 +19,7 @@ from envs.palace_poker import layout as L
 
 MAX_CARDS = 9  # palace 3 + banner 1 + soldiers 5 when hands are compared
 # The evaluator's flush table, a global array that Numba freezes into the kernels.
-FLUSH_TABLE = hands.TABLES.flush
+FLUSH_TABLE = hands.FLUSH_TABLE
 
 
 @numba.njit(cache=True)
