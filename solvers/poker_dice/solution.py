@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +55,7 @@ class DiceSolution:
     values: np.ndarray
     seconds: float
     from_cache: bool
+    _level_cache: dict = field(default_factory=dict, repr=False)
 
     def value(self, mask: int = 0, total: int = 0, aux: int = 0) -> float:
         """Optimal expected points still to come at the start of a turn."""
@@ -70,6 +71,16 @@ class DiceSolution:
     def expected_score(self) -> float:
         """Optimal expected total score of a whole game."""
         return self.value(0, 0, 0)
+
+    def _levels(self, mask: int, total: int):
+        # One turn's levels serve every decision of that turn: keep the recent ones.
+        key = (mask, total)
+        if key not in self._level_cache:
+            if len(self._level_cache) >= 1024:
+                self._level_cache.clear()
+            G, L2, _ = turn_levels(self.tables, self.layout, self.values, mask, total)
+            self._level_cache[key] = (G, L2)
+        return self._level_cache[key]
 
     def _total_index(self, mask: int, total: int) -> int:
         t = self.tables
@@ -99,7 +110,7 @@ class DiceSolution:
         if banked and not 0 <= bank <= aux:
             raise ValueError(f"bank {bank} is not in 0..{aux} (the bank at the start of the turn)")
         clipped = t.sum_lo + self._total_index(mask, total)
-        G, L2, _ = turn_levels(t, self.layout, self.values, mask, clipped)
+        G, L2 = self._levels(mask, clipped)
         used = NUM_BASE_ROLLS - rolls_left
         bank_after = bank + rolls_left if banked else aux
         allowed = np.zeros(t.num_boxes, dtype=np.bool_)

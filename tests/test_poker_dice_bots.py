@@ -1,0 +1,59 @@
+"""Bots: the optimal bot, played through the game, scores what the DP says it expects."""
+
+import numpy as np
+import pyspiel
+import pytest
+
+import envs.poker_dice.game  # noqa: F401  (registers poker_dice)
+from solvers.poker_dice import solution as solution_module
+from solvers.poker_dice.bots import make_bot
+from solvers.poker_dice.solution import solve
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(solution_module, "DEFAULT_CACHE", tmp_path)
+
+
+def _play(game, bot, games, seed):
+    rng = np.random.default_rng(seed)
+    totals = []
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+            else:
+                action = bot.step(state)
+                assert action in state.legal_actions()
+                state.apply_action(action)
+        totals.append(state.returns()[0])
+    return np.mean(totals), np.std(totals, ddof=1) / np.sqrt(games)
+
+
+@pytest.mark.parametrize("variant, games", [
+    ("yacht12", 800),
+    pytest.param("classic", 1000, marks=pytest.mark.slow),
+    pytest.param("classic_banked", 1000, marks=pytest.mark.slow),
+    pytest.param("yahtzee", 1000, marks=pytest.mark.slow),
+])
+def test_optimal_bot_scores_the_dp_expectation(variant, games, tmp_path):
+    game = pyspiel.load_game(f"poker_dice(variant={variant},players=1)")
+    expected = solve(variant, cache_dir=tmp_path).expected_score
+    mean, se = _play(game, make_bot("optimal", game, cache_dir=tmp_path), games, seed=1)
+    assert abs(mean - expected) < 4 * se, (mean, se, expected)
+
+
+def test_greedy_is_worse_than_optimal_and_names_are_checked(tmp_path):
+    game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
+    optimal = solve("yacht12", cache_dir=tmp_path).expected_score
+    mean, se = _play(game, make_bot("greedy", game, cache_dir=tmp_path), 400, seed=2)
+    assert mean + 4 * se < optimal
+    with pytest.raises(ValueError, match="bot 'smart'"):
+        make_bot("smart", game)
+    ranking = pyspiel.load_game("poker_dice(variant=ranking,players=2)")
+    with pytest.raises(ValueError, match="scorecard variant"):
+        make_bot("optimal", ranking)
+    assert make_bot("random", ranking, seed=3).step(ranking.new_initial_state().child(0)) in \
+        ranking.new_initial_state().child(0).legal_actions()
