@@ -7,6 +7,7 @@ import importlib
 
 AGENT_MODULES = (
     "solvers.cfr.agents",
+    "solvers.poke.agents",
 )
 
 for _module in AGENT_MODULES:
