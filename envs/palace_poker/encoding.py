@@ -52,6 +52,7 @@ import numpy as np
 import pyspiel
 
 from envs.cards import card_str, cards_str
+from envs.hands import HAND_TABLE
 from envs.palace_poker import kernels as K
 from envs.palace_poker import layout as L
 
@@ -162,7 +163,7 @@ def history_events(history, cfg: np.ndarray, player: int) -> list[str]:
         phase = int(state[L.S_PHASE])
         mover = int(K.current_player(state))
         before = state.copy()
-        K.apply_action(state, cfg, int(action))
+        K.apply_action(state, cfg, int(action), HAND_TABLE)
         if phase == L.PH_BANNER:
             where = "banner" if state[L.S_LOC + action] >= L.LOC_BANNER else "aside"
             events.append(f"{before[L.S_DEAL_SEAT]}:{where}:{card_str(action)}")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
+from envs.hands import HAND_TABLE
 from envs.palace_poker import encoding, resample
 from envs.palace_poker import kernels as K
 from envs.palace_poker import layout as L
@@ -156,7 +157,7 @@ class PalacePokerState(pyspiel.State):
             names = ", ".join(f"{a} ({self._action_to_string(player, a)})" for a in allowed)
             raise ValueError(f"action {action} ({self._action_to_string(player, action)}) is not legal here; "
                              f"legal actions: {names}")
-        K.apply_action(self.state, self.cfg, int(action))
+        K.apply_action(self.state, self.cfg, int(action), HAND_TABLE)
 
     def _action_to_string(self, player, action):
         return encoding.action_to_string(self.state, self.cfg, player, int(action))

@@ -280,11 +280,11 @@ def _take(state, winner, loser):
 
 
 @numba.njit(cache=True)
-def _end_turn(state, cfg):
+def _end_turn(state, cfg, table):
     if state[L.S_QUIET] == state[L.S_IN]:
-        showdown.showdown(state, L.END_QUIET)
+        showdown.showdown(state, L.END_QUIET, table)
     elif state[L.S_TURNS] >= cfg[L.C_MAX_TURNS]:
-        showdown.showdown(state, L.END_MAX_TURNS)
+        showdown.showdown(state, L.END_MAX_TURNS, table)
     else:
         p = state[L.S_TURN_PLAYER]
         n = cfg[L.C_PLAYERS]
@@ -307,13 +307,13 @@ def _start_discard(state, p, kind):
 
 
 @numba.njit(cache=True)
-def _settle(state, cfg):
+def _settle(state, cfg, table):
     # A called battle: compare, then the loser leaves (or both, or a split).
     a = state[L.S_ATTACKER]
     d = state[L.S_DEFENDER]
     state[L.S_KNOWN + a] |= showdown.palace_mask(state, d)
     state[L.S_KNOWN + d] |= showdown.palace_mask(state, a)
-    winner = showdown.battle_winner(state, a, d)
+    winner = showdown.battle_winner(state, a, d, table)
     if winner == -1:
         if showdown.popcount(state[L.S_IN]) == 2:
             showdown.finish(state, state[L.S_IN], L.END_BATTLE_SPLIT)
@@ -321,7 +321,7 @@ def _settle(state, cfg):
         _leave(state, a)
         _leave(state, d)
         if not showdown.hand_over_after_exit(state):
-            _end_turn(state, cfg)
+            _end_turn(state, cfg, table)
         return
     loser = a + d - winner
     _leave(state, loser)
@@ -331,18 +331,18 @@ def _settle(state, cfg):
 
 
 @numba.njit(cache=True)
-def _apply_turn(state, cfg, action):
+def _apply_turn(state, cfg, action, table):
     p = state[L.S_TURN_PLAYER]
     bit = np.int64(1) << p
     state[L.S_TURNS] += 1
     if action == L.STAY:
         state[L.S_COUNTS + L.NUM_COUNTS * p] += 1
         state[L.S_QUIET] |= bit
-        _end_turn(state, cfg)
+        _end_turn(state, cfg, table)
     elif action == L.FOLD:
         _leave(state, p)
         if not showdown.hand_over_after_exit(state):
-            _end_turn(state, cfg)
+            _end_turn(state, cfg, table)
     elif action == L.BUY:
         state[L.S_COUNTS + L.NUM_COUNTS * p + 1] += 1
         _pay(state, p, cfg[L.C_SMALL])
@@ -374,7 +374,7 @@ def _apply_turn(state, cfg, action):
 
 
 @numba.njit(cache=True)
-def _apply_battle(state, cfg, action):
+def _apply_battle(state, cfg, action, table):
     p = state[L.S_ACTOR]
     o = state[L.S_ATTACKER] + state[L.S_DEFENDER] - p
     if action == L.FOLD:
@@ -384,7 +384,7 @@ def _apply_battle(state, cfg, action):
             _start_discard(state, o, L.DK_TAKE)
     elif action == L.CALL:
         _pay(state, p, state[L.S_TO_CALL])
-        _settle(state, cfg)
+        _settle(state, cfg, table)
     else:
         state[L.S_COUNTS + L.NUM_COUNTS * p + 4] += 1
         level = action - L.RAISE_BASE
@@ -442,18 +442,22 @@ def _apply_chance(state, cfg, card):
 
 
 @numba.njit(cache=True)
-def apply_action(state, cfg, action):
-    """Apply a chance outcome (card id) or a player action; the caller checks legality."""
+def apply_action(state, cfg, action, table):
+    """Apply a chance outcome (card id) or a player action to ``state``; the caller checks legality.
+
+    ``table`` is ``envs.hands.HAND_TABLE`` (hands are valued at called
+    battles and showdowns).
+    """
     state[L.S_LAST_OUT] = 0
     ph = state[L.S_PHASE]
     if ph == L.PH_BANNER or ph == L.PH_PALACE or ph == L.PH_BUY:
         _apply_chance(state, cfg, action)
     elif ph == L.PH_TURN:
-        _apply_turn(state, cfg, action)
+        _apply_turn(state, cfg, action, table)
     elif ph == L.PH_BATTLE:
-        _apply_battle(state, cfg, action)
+        _apply_battle(state, cfg, action, table)
     elif action == L.DONE:
-        _end_turn(state, cfg)
+        _end_turn(state, cfg, table)
     else:
         c = action - L.DISCARD_CARD
         p = state[L.S_ACTOR]

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from envs.hands import HAND_TABLE
 from envs.palace_poker import kernels as K
 from envs.palace_poker import layout as L
 from envs.palace_poker.xorshift import rng_state, shuffle
@@ -39,7 +40,7 @@ NEVER = 1 << 30
 
 
 @numba.njit(cache=True)
-def _replay_matches(history, length, cfg, outs, payouts, state):
+def _replay_matches(history, length, cfg, outs, payouts, state, table):
     # Replay ``history``; True when every step is possible and every exit and
     # the final payouts match the recorded ones.
     K.init_state(state, cfg)
@@ -48,7 +49,7 @@ def _replay_matches(history, length, cfg, outs, payouts, state):
         a = history[i]
         if (ph == L.PH_BANNER or ph == L.PH_PALACE or ph == L.PH_BUY) and state[L.S_LOC + a] != L.LOC_DRAW:
             return False
-        K.apply_action(state, cfg, a)
+        K.apply_action(state, cfg, a, table)
         if state[L.S_LAST_OUT] != outs[i]:
             return False
     for q in range(L.MAX_PLAYERS):
@@ -58,11 +59,12 @@ def _replay_matches(history, length, cfg, outs, payouts, state):
 
 
 @numba.njit(cache=True)
-def resample_history(history, cfg, player, seed, max_tries, out):
+def resample_history(history, cfg, player, seed, max_tries, out, table):
     """Write to ``out`` a history consistent with ``player``'s information; return the tries used.
 
     ``history`` (``int64``, ``(L,)``) is the true history, ``out`` the same
-    shape. Returns -1 if no candidate matched within ``max_tries``.
+    shape, ``table`` is ``envs.hands.HAND_TABLE``. Returns -1 if no candidate
+    matched within ``max_tries``.
     """
     length = history.shape[0]
     state = np.zeros(L.STATE_SIZE, dtype=np.int64)
@@ -82,7 +84,7 @@ def resample_history(history, cfg, player, seed, max_tries, out):
             num_slots += 1
         elif ph == L.PH_BUY and first_epoch[a] < 0:
             first_epoch[a] = state[L.S_RESHUFFLES]
-        K.apply_action(state, cfg, a)
+        K.apply_action(state, cfg, a, table)
         outs[i] = state[L.S_LAST_OUT]
         for q in range(L.MAX_PLAYERS):
             if (outs[i] >> q) & 1:
@@ -143,7 +145,7 @@ def resample_history(history, cfg, player, seed, max_tries, out):
             if not filled[h]:
                 out[slot_index[hidden[h]]] = pool[j]
                 j += 1
-        if _replay_matches(out, length, cfg, outs, payouts, work):
+        if _replay_matches(out, length, cfg, outs, payouts, work, table):
             return tries
     return -1
 
@@ -160,7 +162,7 @@ def resample_state(state, player: int, probability_sampler):
     seed = int(probability_sampler() * 2**31) << 31 | int(probability_sampler() * 2**31)
     history = np.asarray(state.history(), dtype=np.int64)
     out = np.empty_like(history)
-    tries = resample_history(history, state.cfg, player, seed, MAX_TRIES, out)
+    tries = resample_history(history, state.cfg, player, seed, MAX_TRIES, out, HAND_TABLE)
     if tries < 0:
         raise RuntimeError(f"no palace deal consistent with player {player}'s information found in "
                            f"{MAX_TRIES} tries")

@@ -10,17 +10,19 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from envs.hands import HAND_TABLE
 from envs.palace_poker import kernels as K
 from envs.palace_poker import layout as L
 from envs.palace_poker.xorshift import below, rng_state
 
 
 @numba.njit(cache=True)
-def play_random(state, cfg, rng, buf):
+def play_random(state, cfg, rng, buf, table):
     """Play ``state`` to the end with uniform random moves; return the number of moves made.
 
     ``rng`` is a one-element ``uint64`` xorshift state (``xorshift.rng_state``),
-    ``buf`` an ``int64`` scratch array of ``cfg[C_NUM_ACTIONS]`` entries.
+    ``buf`` an ``int64`` scratch array of ``cfg[C_NUM_ACTIONS]`` entries,
+    ``table`` is ``envs.hands.HAND_TABLE``.
     """
     moves = 0
     while state[L.S_PHASE] != L.PH_OVER:
@@ -30,16 +32,16 @@ def play_random(state, cfg, rng, buf):
             card = below(rng, L.NUM_CARDS)
             while state[L.S_LOC + card] != L.LOC_DRAW:
                 card = below(rng, L.NUM_CARDS)
-            K.apply_action(state, cfg, card)
+            K.apply_action(state, cfg, card, table)
         else:
             n = K.legal_actions(state, cfg, buf)
-            K.apply_action(state, cfg, buf[below(rng, n)])
+            K.apply_action(state, cfg, buf[below(rng, n)], table)
         moves += 1
     return moves
 
 
 @numba.njit(cache=True)
-def _random_hands(cfg, num_hands, seed, out_returns):
+def _random_hands(cfg, num_hands, seed, out_returns, table):
     rng = rng_state(seed)
     state = np.zeros(L.STATE_SIZE, dtype=np.int64)
     buf = np.zeros(max(cfg[L.C_NUM_ACTIONS], L.NUM_CARDS), dtype=np.int64)
@@ -47,7 +49,7 @@ def _random_hands(cfg, num_hands, seed, out_returns):
     moves = 0
     for h in range(num_hands):
         K.init_state(state, cfg)
-        moves += play_random(state, cfg, rng, buf)
+        moves += play_random(state, cfg, rng, buf, table)
         for p in range(n):
             out_returns[h, p] = state[L.S_PAYOUT + p] - state[L.S_CONTRIB + p]
     return moves
@@ -62,5 +64,5 @@ def random_hands(cfg: np.ndarray, num_hands: int, seed: int) -> tuple[np.ndarray
     if num_hands < 0:
         raise ValueError(f"num_hands={num_hands} must be >= 0")
     out = np.zeros((num_hands, int(cfg[L.C_PLAYERS])), dtype=np.int64)
-    moves = _random_hands(cfg, num_hands, int(seed) & (2**63 - 1), out)
+    moves = _random_hands(cfg, num_hands, int(seed) & (2**63 - 1), out, HAND_TABLE)
     return out, int(moves)

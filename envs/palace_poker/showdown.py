@@ -18,8 +18,6 @@ from envs import hands
 from envs.palace_poker import layout as L
 
 MAX_CARDS = 9  # palace 3 + banner 1 + soldiers 5 when hands are compared
-# The evaluator's flush table, a global array that Numba freezes into the kernels.
-FLUSH_TABLE = hands.FLUSH_TABLE
 
 
 @numba.njit(cache=True)
@@ -45,15 +43,15 @@ def palace_mask(state, p):
 
 
 @numba.njit(cache=True)
-def player_hand_value(state, p, ignore_suit):
+def player_hand_value(state, p, ignore_suit, table):
     """Strength of seat ``p``'s best hand, not counting cards of ``ignore_suit`` (-1: none).
 
     ``envs.hands`` strengths: higher is better, and hands of fewer than five
-    counting cards sit on the same scale.
+    counting cards sit on the same scale. ``table`` is ``envs.hands.HAND_TABLE``.
     """
     cards = np.empty(MAX_CARDS, dtype=np.int64)
     n = player_cards(state, p, cards)
-    return hands.best_strength(cards, n, ignore_suit, FLUSH_TABLE)
+    return hands.best_strength(cards, n, ignore_suit, table)
 
 
 @numba.njit(cache=True)
@@ -69,14 +67,14 @@ def own_suit_count(state, p):
 
 
 @numba.njit(cache=True)
-def battle_winner(state, a, d):
+def battle_winner(state, a, d, table):
     """Winner (``a`` or ``d``) of a called battle, or -1 when it is a tie.
 
     Each hand excludes the other's banner suit; equal hands go to the player
     with more cards of their own banner suit.
     """
-    va = player_hand_value(state, a, state[L.S_BANNER + d] & 3)
-    vd = player_hand_value(state, d, state[L.S_BANNER + a] & 3)
+    va = player_hand_value(state, a, state[L.S_BANNER + d] & 3, table)
+    vd = player_hand_value(state, d, state[L.S_BANNER + a] & 3, table)
     if va != vd:
         return a if va > vd else d
     na = own_suit_count(state, a)
@@ -143,14 +141,14 @@ def hand_over_after_exit(state):
 
 
 @numba.njit(cache=True)
-def showdown(state, end_kind):
+def showdown(state, end_kind, table):
     """End the hand with a showdown: the best hands (nothing excluded) split the pot."""
     live = state[L.S_IN]
     best = np.int64(-1)
     winners = np.int64(0)
     for p in range(L.MAX_PLAYERS):
         if (live >> p) & 1:
-            v = player_hand_value(state, p, -1)
+            v = player_hand_value(state, p, -1, table)
             if v > best:
                 best = v
                 winners = np.int64(1) << p
