@@ -50,12 +50,13 @@ greedy search, each the smallest value keeping all sums distinct), the sum index
 displacement-compressed table of non-flush strengths (row offset table +
 packed values, both small enough for the L1/L2 cache), and a flush is looked
 up by its 13-bit rank mask. Any other size, and hands that ignore one suit,
-use ``best_strength``, which evaluates rank counts directly.
+use ``best_strength``: it folds the cards into masks of the ranks held at
+least once, twice, three and four times and reads the highest ranks and
+straights of those masks from small tables.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
 from itertools import combinations_with_replacement
 
 import numba
@@ -93,6 +94,8 @@ _ROW_MASK = (1 << _ROW_SHIFT) - 1
 # (one array argument: a tuple of arrays costs reference counting per access in Numba):
 #   [_AT_FLUSH, +8192)   strength of the best five cards of one suit by 13-bit rank mask
 #                        (bit r-2 for rank r); 0 below five ranks
+#   [_AT_STRAIGHT, +8192)  top rank of the best straight in a rank mask, 0 if none
+#   [_AT_TOP_RANKS, +8192) the five highest ranks of a mask, packed as a strength's r0..r4
 #   [_AT_KEY5, +52)      per-card rank key for 5-card sums (RANK_KEYS5 of its rank)
 #   [_AT_KEY7, +52)      per-card rank key for 7-card sums
 #   [_AT_OFFSETS5, ...)  row start (absolute index into HAND_TABLE) of 5-card key sum >> 8
@@ -100,7 +103,9 @@ _ROW_MASK = (1 << _ROW_SHIFT) - 1
 #   [_AT_VALUES, ...)    the packed non-flush strengths of both sizes:
 #                        strength = HAND_TABLE[HAND_TABLE[_AT_OFFSETS5 + (k >> 8)] + (k & 255)]
 _AT_FLUSH = 0
-_AT_KEY5 = _AT_FLUSH + (1 << NUM_RANKS)
+_AT_STRAIGHT = _AT_FLUSH + (1 << NUM_RANKS)
+_AT_TOP_RANKS = _AT_STRAIGHT + (1 << NUM_RANKS)
+_AT_KEY5 = _AT_TOP_RANKS + (1 << NUM_RANKS)
 _AT_KEY7 = _AT_KEY5 + NUM_CARDS
 _AT_OFFSETS5 = _AT_KEY7 + NUM_CARDS
 _AT_OFFSETS7 = _AT_OFFSETS5 + ((4 * int(RANK_KEYS5[-1]) + int(RANK_KEYS5[-2])) >> _ROW_SHIFT) + 1
@@ -146,57 +151,41 @@ def _flush_strength(mask):
 
 
 @numba.njit(cache=True)
-def _rank_strength(counts):
-    # Best non-flush strength of a rank multiset; counts packs the count of rank r
-    # in bits 4*(r-2) .. 4*(r-2)+3, so callers keep it in a register (no allocation).
-    mask = 0
-    quad = trip = trip2 = pair = pair2 = 0
-    for r in range(14, 1, -1):
-        c = counts >> 4 * (r - 2) & 15
-        if c > 0:
-            mask |= 1 << (r - 2)
-        if c >= 4 and quad == 0:
-            quad = r
-        elif c >= 3:
-            if trip == 0:
-                trip = r
-            elif trip2 == 0:
-                trip2 = r
-        elif c == 2:
-            if pair == 0:
-                pair = r
-            elif pair2 == 0:
-                pair2 = r
-    if quad:
-        return FOUR_OF_A_KIND << CATEGORY_SHIFT | quad << 16 | _kickers(mask, quad, 0, 1) << 12
-    if trip and (trip2 or pair):
-        # A second trips outranking the best pair supplies the pair of the full house.
-        low = trip2 if trip2 > pair else pair
-        return FULL_HOUSE << CATEGORY_SHIFT | trip << 16 | low << 12
-    top = _straight_top(mask)
-    if top:
-        return STRAIGHT << CATEGORY_SHIFT | top << 16
-    if trip:
-        return THREE_OF_A_KIND << CATEGORY_SHIFT | trip << 16 | _kickers(mask, trip, 0, 2) << 8
-    if pair2:
-        return TWO_PAIR << CATEGORY_SHIFT | pair << 16 | pair2 << 12 | _kickers(mask, pair, pair2, 1) << 8
-    if pair:
-        return ONE_PAIR << CATEGORY_SHIFT | pair << 16 | _kickers(mask, pair, 0, 3) << 4
-    return HIGH_CARD << CATEGORY_SHIFT | _kickers(mask, 0, 0, 5)
+def _top_ranks(mask, table):
+    # The five highest ranks of a 13-bit mask packed r0<<16 | ... | r4 (0-padded):
+    # >> 16 is the highest rank, >> 12 the two highest, >> 8 the three highest.
+    return table[_AT_TOP_RANKS + mask]
 
 
 @numba.njit(cache=True)
-def _kickers(mask, skip1, skip2, n):
-    # The n highest ranks of mask other than skip1/skip2, packed 4 bits each, 0-padded.
-    packed = 0
-    taken = 0
-    for r in range(14, 1, -1):
-        if taken == n:
-            break
-        if mask >> (r - 2) & 1 and r != skip1 and r != skip2:
-            packed = packed << 4 | r
-            taken += 1
-    return packed << 4 * (n - taken)
+def _rank_strength(m1, m2, m3, m4, table):
+    # Best non-flush strength of a rank multiset given as the 13-bit masks of the
+    # ranks held at least once (m1), twice (m2), three times (m3) and four times (m4).
+    if m4:
+        quad = _top_ranks(m4, table) >> 16
+        kicker = _top_ranks(m1 & ~(1 << (quad - 2)), table) >> 16
+        return FOUR_OF_A_KIND << CATEGORY_SHIFT | quad << 16 | kicker << 12
+    trip = _top_ranks(m3, table) >> 16
+    if trip:
+        # The pair of a full house may be a second trips.
+        pair = _top_ranks(m2 & ~(1 << (trip - 2)), table) >> 16
+        if pair:
+            return FULL_HOUSE << CATEGORY_SHIFT | trip << 16 | pair << 12
+    top = table[_AT_STRAIGHT + m1]
+    if top:
+        return STRAIGHT << CATEGORY_SHIFT | top << 16
+    if trip:
+        kickers = _top_ranks(m1 & ~(1 << (trip - 2)), table) >> 12
+        return THREE_OF_A_KIND << CATEGORY_SHIFT | trip << 16 | kickers << 8
+    pairs = _top_ranks(m2, table)
+    high, low = pairs >> 16, pairs >> 12 & 15
+    if low:
+        kicker = _top_ranks(m1 & ~(1 << (high - 2)) & ~(1 << (low - 2)), table) >> 16
+        return TWO_PAIR << CATEGORY_SHIFT | high << 16 | low << 12 | kicker << 8
+    if high:
+        kickers = _top_ranks(m1 & ~(1 << (high - 2)), table) >> 8
+        return ONE_PAIR << CATEGORY_SHIFT | high << 16 | kickers << 4
+    return HIGH_CARD << CATEGORY_SHIFT | _top_ranks(m1, table)
 
 
 @numba.njit(cache=True)
@@ -205,19 +194,22 @@ def best_strength(cards, num_cards, exclude_suit, table):
 
     Scalar kernel for any number of cards (0..52); ``cards`` is an array or a
     tuple. Cards whose suit equals ``exclude_suit`` do not count (``-1``: every
-    card counts), nor do negative entries (empty slots, e.g. of a grid line). ``table`` is
-    ``HAND_TABLE`` or ``FLUSH_TABLE`` (only the flush part, which comes first, is
-    read). Cards must be distinct ids ``0..51`` (not checked here).
+    card counts), nor do negative entries (empty slots, e.g. of a grid line).
+    ``table`` is ``HAND_TABLE``. Cards must be distinct ids ``0..51`` (not checked).
     """
-    counts = 0
+    m1 = m2 = m3 = m4 = 0
     suit_masks = 0  # 13 bits per suit, suit s at bits 16*s
     for i in range(num_cards):
         c = np.int64(cards[i])
         if c < 0 or (c & 3) == exclude_suit:
             continue
-        counts += 1 << 4 * (c >> 2)
-        suit_masks |= 1 << (16 * (c & 3) + (c >> 2))
-    best = _rank_strength(counts)
+        bit = 1 << (c >> 2)
+        m4 |= m3 & bit
+        m3 |= m2 & bit
+        m2 |= m1 & bit
+        m1 |= bit
+        suit_masks |= bit << 16 * (c & 3)
+    best = _rank_strength(m1, m2, m3, m4, table)
     for s in range(4):
         f = table[_AT_FLUSH + (suit_masks >> 16 * s & 0x1FFF)]
         if f > best:
@@ -396,15 +388,24 @@ def strength_str(strength: int) -> str:
 
 
 @numba.njit(cache=True)
-def _fill_flush_table(out):
-    for mask in range(out.size):
-        out[mask] = _flush_strength(mask)
+def _fill_mask_tables(table):
+    for mask in range(1 << NUM_RANKS):
+        table[_AT_FLUSH + mask] = _flush_strength(mask)
+        table[_AT_STRAIGHT + mask] = _straight_top(mask)
+        packed = 0
+        places = 0
+        for r in range(14, 1, -1):
+            if mask >> (r - 2) & 1 and places < 5:
+                packed = packed << 4 | r
+                places += 1
+        table[_AT_TOP_RANKS + mask] = packed << 4 * (5 - places)
 
 
 @numba.njit(cache=True)
-def _fill_rank_strengths(packed_counts, out):
-    for i in range(packed_counts.size):
-        out[i] = _rank_strength(packed_counts[i])
+def _fill_rank_strengths(at_least, table, out):
+    # at_least[i, k-1] = mask of the ranks multiset i holds at least k times.
+    for i in range(out.size):
+        out[i] = _rank_strength(at_least[i, 0], at_least[i, 1], at_least[i, 2], at_least[i, 3], table)
 
 
 @numba.njit(cache=True)
@@ -448,7 +449,7 @@ def _displace(keys, shift):
     return offsets.astype(np.int32), slots, slots.max() + 1
 
 
-def _build_lookup(size: int, rank_keys: np.ndarray):
+def _build_lookup(size: int, rank_keys: np.ndarray, table: np.ndarray):
     # Every multiset of `size` ranks with at most four of a rank -> (row offsets, packed values).
     combos = np.array(list(combinations_with_replacement(range(NUM_RANKS), size)))
     counts = np.zeros((len(combos), NUM_RANKS), np.int64)
@@ -461,7 +462,9 @@ def _build_lookup(size: int, rank_keys: np.ndarray):
     if np.any(np.diff(keys) == 0):
         raise RuntimeError(f"rank keys do not separate all {size}-card rank multisets")
     strengths = np.empty(len(keys), np.int32)
-    _fill_rank_strengths(counts @ (1 << 4 * np.arange(NUM_RANKS, dtype=np.int64)), strengths)
+    bits = 1 << np.arange(NUM_RANKS, dtype=np.int64)
+    at_least = np.stack([(counts >= k) @ bits for k in range(1, 5)], axis=1)
+    _fill_rank_strengths(at_least, table, strengths)
     offsets, slots, table_size = _displace(keys, _ROW_SHIFT)
     values = np.zeros(table_size, np.int32)
     values[slots] = strengths
@@ -469,10 +472,12 @@ def _build_lookup(size: int, rank_keys: np.ndarray):
 
 
 def _build_hand_table() -> np.ndarray:
-    offsets5, values5 = _build_lookup(5, RANK_KEYS5)
-    offsets7, values7 = _build_lookup(7, RANK_KEYS7)
+    masks = np.zeros(_AT_KEY5, np.int32)
+    _fill_mask_tables(masks)
+    offsets5, values5 = _build_lookup(5, RANK_KEYS5, masks)
+    offsets7, values7 = _build_lookup(7, RANK_KEYS7, masks)
     table = np.zeros(_AT_VALUES + len(values5) + len(values7), np.int32)
-    _fill_flush_table(table[_AT_FLUSH:_AT_KEY5])
+    table[:_AT_KEY5] = masks
     ranks = np.arange(NUM_CARDS) >> 2
     table[_AT_KEY5:_AT_KEY7] = RANK_KEYS5[ranks]
     table[_AT_KEY7:_AT_OFFSETS5] = RANK_KEYS7[ranks]
@@ -483,10 +488,8 @@ def _build_hand_table() -> np.ndarray:
     return table
 
 
-#: int32 (121,466,): the table argument of every evaluation kernel (layout above).
+#: int32 (137,850,): the table argument of every evaluation kernel (layout above).
 HAND_TABLE = _build_hand_table()
-#: int32 (8192,): its flush part, enough for ``best_strength``.
-FLUSH_TABLE = HAND_TABLE[_AT_FLUSH:_AT_KEY5]
-HandTables = namedtuple("HandTables", ["table", "flush"])
-#: Python-side handles on the arrays above (kernels take the arrays, not this tuple).
-TABLES = HandTables(table=HAND_TABLE, flush=FLUSH_TABLE)
+#: The same array under the name callers of ``best_strength`` were first written with
+#: (its flush part comes first, so ``FLUSH_TABLE[mask]`` is still a flush lookup).
+FLUSH_TABLE = HAND_TABLE
