@@ -303,3 +303,22 @@ def test_xorshift_draws_are_uniform_and_seeded():
     arr = np.arange(20)
     xorshift.shuffle(arr, 20, rng)
     assert sorted(arr.tolist()) == list(range(20)) and arr.tolist() != list(range(20))
+
+
+def test_openspiel_python_ismcts_plays_through_resampling():
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game("palace_poker", {"players": 3})
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
+    bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=8, random_state=np.random.RandomState(1))
+    rng = np.random.default_rng(0)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+        else:
+            action = bot.step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+    assert sum(state.returns()) == 0
