@@ -53,6 +53,7 @@ import numpy as np
 from envs.palace_poker import layout as L
 from envs.palace_poker import showdown
 
+
 @numba.njit(cache=True)
 def init_state(state, cfg):
     """Fill ``state`` with a new hand: antes paid, every card in the deck, banners next."""
