@@ -322,3 +322,18 @@ def test_openspiel_python_ismcts_plays_through_resampling():
             assert action in state.legal_actions()
             state.apply_action(action)
     assert sum(state.returns()) == 0
+
+
+def test_public_observers_leave_out_private_cards():
+    game, state = _battle_state()
+    for perfect_recall in (False, True):
+        obs_type = pyspiel.IIGObservationType(perfect_recall=perfect_recall, public_info=True,
+                                              private_info=pyspiel.PrivateInfoType.NONE)
+        observer = game.make_py_observer(obs_type)
+        observer.set_from(state, 0)
+        palaces = observer.dict["cards"][:, 3 + 3:3 + 6]
+        assert not palaces.any()  # not even seat 0's own palace
+        text = observer.string_from(state, 0)
+        assert "Ac" not in text and "5d" not in text
+        if perfect_recall:
+            assert "0:bet_2_on_seat_1:2" in text and "out:1" in text

@@ -74,13 +74,17 @@ def tensor_blocks(n: int, perfect_recall: bool) -> list[tuple[str, tuple[int, ..
     return blocks
 
 
-def known_mask(state: np.ndarray, player: int) -> int:
-    """Bitmask of the cards whose location ``player`` knows."""
-    return int(state[L.S_PUBLIC]) | int(state[L.S_KNOWN + player])
+def known_mask(state: np.ndarray, player: int, private: bool = True) -> int:
+    """Bitmask of the cards whose location ``player`` knows (``private=False``: public knowledge only)."""
+    return int(state[L.S_PUBLIC]) | (int(state[L.S_KNOWN + player]) if private else 0)
 
 
-def fill_tensor(views: dict, state: np.ndarray, cfg: np.ndarray, player: int) -> None:
-    """Write ``state`` as seen by ``player`` into the named ``views`` (already zeroed)."""
+def fill_tensor(views: dict, state: np.ndarray, cfg: np.ndarray, player: int, private: bool = True) -> None:
+    """Write ``state`` as seen by ``player`` into the named ``views`` (already zeroed).
+
+    ``private=False`` leaves out what only ``player`` knows (their palace and
+    palaces shown to them).
+    """
     n = int(cfg[L.C_PLAYERS])
     views["observer"][player] = 1
     mover = int(K.current_player(state))
@@ -92,7 +96,7 @@ def fill_tensor(views: dict, state: np.ndarray, cfg: np.ndarray, player: int) ->
         views["quiet"][q] = (state[L.S_QUIET] >> q) & 1
     views["stack"][:] = state[L.S_STACK:L.S_STACK + n]
     views["contribution"][:] = state[L.S_CONTRIB:L.S_CONTRIB + n]
-    known = known_mask(state, player)
+    known = known_mask(state, player, private)
     for c in range(L.NUM_CARDS):
         if (known >> c) & 1:
             loc = int(state[L.S_LOC + c])
@@ -150,11 +154,12 @@ def _seats(mask: int) -> str:
     return ",".join(str(q) for q in range(L.MAX_PLAYERS) if (mask >> q) & 1)
 
 
-def history_events(history, cfg: np.ndarray, player: int) -> list[str]:
+def history_events(history, cfg: np.ndarray, player: int, private: bool = True) -> list[str]:
     """What ``player`` observed along ``history``, one token per observation (perfect recall).
 
     Replays the kernels from the initial state; other seats' palace cards
-    are not shown unless a called battle showed them to ``player``.
+    are not shown unless a called battle showed them to ``player``;
+    ``private=False`` keeps only the public events.
     """
     state = np.zeros(L.STATE_SIZE, dtype=np.int64)
     K.init_state(state, cfg)
@@ -168,7 +173,7 @@ def history_events(history, cfg: np.ndarray, player: int) -> list[str]:
             where = "banner" if state[L.S_LOC + action] >= L.LOC_BANNER else "aside"
             events.append(f"{before[L.S_DEAL_SEAT]}:{where}:{card_str(action)}")
         elif phase == L.PH_PALACE:
-            if before[L.S_DEAL_SEAT] == player:
+            if private and before[L.S_DEAL_SEAT] == player:
                 events.append(f"palace:{card_str(action)}")
         elif phase == L.PH_BUY:
             events.append(f"{before[L.S_TURN_PLAYER]}:draws:{card_str(action)}")
@@ -178,7 +183,7 @@ def history_events(history, cfg: np.ndarray, player: int) -> list[str]:
             events.append(f"{mover}:{text}" + (f":{paid}" if paid else ""))
             if phase == L.PH_BATTLE and action == L.CALL:
                 a, d = int(before[L.S_ATTACKER]), int(before[L.S_DEFENDER])
-                if player in (a, d):
+                if private and player in (a, d):
                     other = a + d - player
                     shown = np.flatnonzero(before[L.S_LOC:L.S_LOC + L.NUM_CARDS] == L.LOC_PALACE + other)
                     events.append(f"shown:{other}:{cards_str(shown).replace(' ', ',')}")
@@ -190,15 +195,15 @@ def history_events(history, cfg: np.ndarray, player: int) -> list[str]:
     return events
 
 
-def information_state_string(history, cfg: np.ndarray, player: int) -> str:
+def information_state_string(history, cfg: np.ndarray, player: int, private: bool = True) -> str:
     """Perfect-recall key of ``player``: their seat, then ``history_events``."""
-    return " ".join([f"seat{player}"] + history_events(history, cfg, player))
+    return " ".join([f"seat{player}"] + history_events(history, cfg, player, private))
 
 
-def observation_string(state: np.ndarray, cfg: np.ndarray, player: int) -> str:
+def observation_string(state: np.ndarray, cfg: np.ndarray, player: int, private: bool = True) -> str:
     """What ``player`` sees now: the table, their palace and the palaces shown to them."""
     n = int(cfg[L.C_PLAYERS])
-    known = known_mask(state, player)
+    known = known_mask(state, player, private)
     lines = [f"seat {player}; {PHASE_NAMES[int(state[L.S_PHASE])]}; to move {int(K.current_player(state))}; "
              f"turns {int(state[L.S_TURNS])}; draw pile {K.count_at(state, L.LOC_DRAW)}; "
              f"discard pile {K.count_at(state, L.LOC_DISCARD)}"]
@@ -244,6 +249,7 @@ class PalacePokerObserver:
     def __init__(self, iig_obs_type, cfg: np.ndarray):
         self.cfg = cfg
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        self.private = iig_obs_type.private_info != pyspiel.PrivateInfoType.NONE
         blocks = tensor_blocks(int(cfg[L.C_PLAYERS]), self.perfect_recall)
         self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in blocks), np.float32)
         self.dict = {}
@@ -256,10 +262,10 @@ class PalacePokerObserver:
     def set_from(self, state, player):
         """Write ``state`` as seen by ``player`` into ``tensor`` (in place)."""
         self.tensor.fill(0)
-        fill_tensor(self.dict, state.state, self.cfg, player)
+        fill_tensor(self.dict, state.state, self.cfg, player, self.private)
 
     def string_from(self, state, player):
         """Information-state string (perfect recall) or observation string."""
         if self.perfect_recall:
-            return information_state_string(state.history(), self.cfg, player)
-        return observation_string(state.state, self.cfg, player)
+            return information_state_string(state.history(), self.cfg, player, self.private)
+        return observation_string(state.state, self.cfg, player, self.private)
