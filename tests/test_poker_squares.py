@@ -203,3 +203,27 @@ def test_benchmark_runs_on_a_tiny_size():
     result = bench.run(parser.parse_args(["--games", "500", "--api-games", "2", "--repeats", "1"]))
     assert result["ours_games_per_s"] > 0 and result["api_games_per_s"] > 0
     assert result["ratio"] == pytest.approx(result["ours_games_per_s"] / result["api_games_per_s"])
+
+
+def test_information_state_has_perfect_recall_and_win_returns():
+    game = pyspiel.load_game("poker_squares(players=2)")
+    # The same grids reached with the two cards dealt in the other order: same observation,
+    # different information state (the deal order is remembered).
+    a = play_deal(game.new_initial_state(), parse_cards("As Kd").tolist(), [0, 1])
+    b = game.new_initial_state()
+    for card, cell in ((parse_cards("Kd")[0], 1), (parse_cards("As")[0], 0)):
+        b.apply_action(int(card))
+        b.apply_action(cell)
+        b.apply_action(cell)
+    for player in (0, 1):
+        assert a.observation_string(player) == b.observation_string(player)
+        assert a.observation_tensor(player) == b.observation_tensor(player)
+        assert a.information_state_string(player) != b.information_state_string(player)
+        assert a.information_state_tensor(player) != b.information_state_tensor(player)
+    # Finish with player 1 copying player 0 except one swap that costs points: player 0 wins.
+    state = game.new_initial_state()
+    for i, card in enumerate(parse_cards(RECORD_GRID).tolist()):
+        state.apply_action(card)
+        state.apply_action(i)
+        state.apply_action({4: 20, 20: 4}.get(i, i))
+    assert state.returns() == [1.0, -1.0]
