@@ -337,3 +337,17 @@ def test_public_observers_leave_out_private_cards():
         assert "Ac" not in text and "5d" not in text
         if perfect_recall:
             assert "0:bet_2_on_seat_1:2" in text and "out:1" in text
+
+
+def test_resampled_palaces_reproduce_a_battle_between_other_players():
+    game, state = _battle_state()  # seat 0 (Ac Ad As) beat seat 1 (5d 6d 7s); seat 2 watched
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    seen = set()
+    for _ in range(30):
+        new = state.resample_from_infostate(2, sampler)
+        assert new.information_state_string(2) == state.information_state_string(2)
+        assert new.state[L.S_IN] == state.state[L.S_IN]  # seat 1 is out again
+        palaces = new.history()[3:9]  # seats 0 and 1
+        seen.add(tuple(palaces))
+        assert not set(palaces) & {parse_card(c) for c in ("2c", "3d", "4h", "8h", "9h", "Th")}
+    assert len(seen) > 20
