@@ -12,4 +12,5 @@ COMMAND_MODULES = (
     "experiments.commands.play",
     "experiments.commands.cfr",
     "experiments.commands.dice",
+    "experiments.commands.poke",
 )
