@@ -1,7 +1,9 @@
 """Registers the Poke agents with the toolkit's agent registry (``solvers.bots``).
 
 - ``heuristic``: draw to the best hand, draw/double by category thresholds,
-  simple trick play (``solvers.poke.heuristic``).
+  simple trick play (``solvers.poke.heuristic``);
+- ``cfr``: exact CFR+ policy of the small-deck deal (``solvers.poke.policies``);
+- ``mccfr``: abstracted external-sampling MCCFR draw policy for the full deck.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from solvers.bots import Option, register_bot
 from solvers.poke.bots import make_heuristic
 from solvers.poke.heuristic import DEFAULT_PARAMS, PARAM_NAMES
+from solvers.poke.policies import DEFAULT_TRICK_VALUE, make_cfr_bot, make_mccfr_bot
 
 _THRESHOLD_HELP = {
     "double_below": "non-dealer's first draw (doubles) when the hand's category is below this (0 high card .. 9)",
@@ -24,4 +27,20 @@ register_bot(
     make_heuristic,
     "draws to the best hand with category thresholds per draw, beats leads as cheaply as it can",
     {name: Option(int, default, _THRESHOLD_HELP[name]) for name, default in zip(PARAM_NAMES, DEFAULT_PARAMS)},
+)
+
+register_bot(
+    "cfr",
+    "poke",
+    make_cfr_bot,
+    "exact CFR+ policy of the small-deck deal (Q, K, A in two suits, hands of two), any mode; solved on first use",
+    {"trick_value": Option(float, DEFAULT_TRICK_VALUE, "above-the-line value of a below-the-line point in training")},
+)
+
+register_bot(
+    "mccfr",
+    "poke",
+    make_mccfr_bot,
+    "external-sampling MCCFR draw policy over abstract hand buckets (full deck), heuristic trick play",
+    {"path": Option(str, "", "policy file from 'gamut poke train --algo mccfr' (default: results/poke/mccfr_draw.npz)")},
 )

@@ -1,0 +1,151 @@
+"""``gamut poke``: Poke matches between agents, training of the CFR agents, and terminal play.
+
+- ``gamut poke match --agents A B --rubbers N --seed S``: A's mean above-the-line
+  margin per rubber against B, with a 95% CI over N pairs of rubbers (each
+  pair: the same deals with the seats swapped).
+- ``gamut poke train --algo {cfr+,mccfr}``: solve the small deal exactly (CFR+)
+  or train the abstracted full-deal MCCFR, with checkpoint and resume.
+- ``gamut poke play --opponent NAME``: play a rubber against an agent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from experiments.cli_output import add_json_flag, emit_result
+
+DEFAULT_GAME = "poke(mode=rubber)"
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("poke", help="Poke: agent matches, CFR training, terminal play",
+                                   description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="poke_command", required=True)
+
+    match = sub.add_parser("match", help="A's above-the-line margin against B over paired rubbers")
+    match.add_argument("--agents", nargs=2, required=True, metavar=("A", "B"), help="two agent names")
+    match.add_argument("--rubbers", type=int, default=1000,
+                       help="pairs of rubbers (same deals, seats swapped) (default: %(default)s)")
+    match.add_argument("--seed", type=int, default=0, help="seed of the deals (default: %(default)s)")
+    match.add_argument("--game", default=DEFAULT_GAME, help="poke game string (default: %(default)s)")
+    for who in ("a", "b"):
+        match.add_argument(f"--{who}-option", action="append", default=[], metavar="NAME=VALUE",
+                           help=f"option of agent {who.upper()} (repeatable; ints, floats or strings)")
+    add_json_flag(match)
+    match.set_defaults(handler=run_match)
+
+    training = sub.add_parser("train", help="CFR+ on the small deal, or abstracted MCCFR on the full deal")
+    training.add_argument("--algo", choices=("cfr+", "mccfr"), required=True)
+    training.add_argument("--iterations", type=int, default=None,
+                          help="total iterations (default: 1000 for cfr+, 200000 for mccfr)")
+    training.add_argument("--trick-value", type=float, default=None,
+                          help="above-the-line value of a below-the-line point (default: the agents')")
+    training.add_argument("--seed", type=int, default=0, help="MCCFR seed (default: %(default)s)")
+    training.add_argument("--checkpoint", help="checkpoint file (.npz), written every --checkpoint-minutes")
+    training.add_argument("--checkpoint-minutes", type=float, default=2.0, help="(default: %(default)s)")
+    training.add_argument("--resume", action="store_true", help="continue from --checkpoint")
+    training.add_argument("--out", help="policy file (default: the agent's file under results/poke/)")
+    add_json_flag(training)
+    training.set_defaults(handler=run_train)
+
+    play = sub.add_parser("play", help="play a rubber in the terminal against an agent")
+    play.add_argument("--opponent", default="heuristic", help="agent name (default: %(default)s)")
+    play.add_argument("--game", default=DEFAULT_GAME, help="poke game string (default: %(default)s)")
+    play.add_argument("--seat", type=int, default=0, help="your seat, 0 or 1 (default: %(default)s)")
+    play.add_argument("--hint", default="heuristic", help="agent answering 'hint' (default: %(default)s)")
+    play.add_argument("--seed", type=int, default=0, help="seed of the deals (default: %(default)s)")
+    play.set_defaults(handler=run_play)
+
+
+def _options(pairs: list[str], flag: str) -> dict:
+    options = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name:
+            raise ValueError(f"{flag} takes NAME=VALUE, got {pair!r}")
+        for kind in (int, float):
+            try:
+                options[name] = kind(text)
+                break
+            except ValueError:
+                continue
+        else:
+            options[name] = text
+    return options
+
+
+def _poke_game(text: str):
+    import pyspiel
+
+    import envs  # noqa: F401  (registers poke)
+
+    game = pyspiel.load_game(text)
+    if game.get_type().short_name != "poke":
+        raise ValueError(f"--game must be a poke game string, got {text!r}")
+    return game
+
+
+def run_match(args: argparse.Namespace) -> int:
+    from solvers.bots import make_bot
+    from solvers.poke.heuristic import make_params
+    from solvers.poke.match import compare, heuristic_margins, match_seeds, pyspiel_margins
+
+    if args.rubbers < 1:
+        raise ValueError(f"--rubbers must be >= 1, got {args.rubbers}")
+    game = _poke_game(args.game)
+    name_a, name_b = args.agents
+    opts_a, opts_b = _options(args.a_option, "--a-option"), _options(args.b_option, "--b-option")
+    seeds = match_seeds(args.seed, args.rubbers)
+    # Check names and options before any play.
+    make_bot(game, name_a, 0, 0, **opts_a)
+    make_bot(game, name_b, 1, 0, **opts_b)
+    start = time.perf_counter()
+    if name_a == name_b == "heuristic":
+        margins = heuristic_margins(game.cfg, make_params(**opts_a), make_params(**opts_b), seeds)
+    else:
+        margins = pyspiel_margins(game, lambda p, s: make_bot(game, name_a, p, s, **opts_a),
+                                  lambda p, s: make_bot(game, name_b, p, s, **opts_b), seeds)
+    est = compare(margins)
+    emit_result({"game": str(game), "agent_a": name_a, "agent_b": name_b, "mean_diff": est.value,
+                 "ci95_low": est.ci95_low, "ci95_high": est.ci95_high, "n": est.n,
+                 "rubbers_played": 2 * est.n, "seed": args.seed,
+                 "seconds": time.perf_counter() - start}, args.json)
+    return 0
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from solvers.cfr.checkpoint import train
+    from solvers.cfr.policy_io import save_strategy
+    from solvers.poke import policies
+
+    if args.resume and not args.checkpoint:
+        raise ValueError("--resume needs --checkpoint PATH")
+    trick_value = policies.DEFAULT_TRICK_VALUE if args.trick_value is None else args.trick_value
+    if args.algo == "cfr+":
+        iterations = policies.CFR_ITERATIONS if args.iterations is None else args.iterations
+        strategy = policies.solve_small(policies.small_game_string(trick_value), iterations, args.checkpoint,
+                                        args.resume, progress=True)
+        out = args.out or policies.cfr_policy_path(trick_value)
+    else:
+        iterations = 200_000 if args.iterations is None else args.iterations
+        solver = policies.make_mccfr_solver(trick_value, args.seed)
+        info = train(solver, iterations, args.checkpoint, args.resume,
+                     every_seconds=60 * args.checkpoint_minutes, progress=True)
+        strategy = policies.mccfr_strategy_of(solver, {"algorithm": "es-mccfr", "abstraction": "draw_key",
+                                                       "iterations": info["iterations"], "seed": args.seed,
+                                                       "trick_value": trick_value})
+        out = args.out or policies.MCCFR_POLICY
+    path = save_strategy(out, strategy)
+    emit_result({"algo": args.algo, "game": strategy.game_string, "policy": str(path),
+                 "information_sets": len(strategy.keys), **strategy.metadata}, args.json)
+    return 0
+
+
+def run_play(args: argparse.Namespace) -> int:
+    import experiments.views.poke  # noqa: F401  (registers the score-sheet view)
+    from experiments.terminal_play import PlaySession
+
+    game = _poke_game(args.game)
+    PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed).run()
+    return 0

@@ -1,0 +1,147 @@
+"""MCCFR walkers over the Poke kernels' state arrays (see ``solvers.cfr.mccfr.PyspielWalker``).
+
+``PokeWalker`` walks one deal exactly as the pyspiel game does (same legal
+actions in the same order, same chance outcomes, keys equal to the game's
+information-state strings), but on ``int64`` arrays: a child is an array copy
+and one kernel call instead of a pyspiel clone. MCCFR with it reproduces MCCFR
+through the pyspiel API exactly (same seed, same tables) and is faster.
+
+``DrawWalker`` is the abstracted game of the ``mccfr`` agent for the full
+52-card deal. Its decisions are the draws only, with two actions: ``STAND``
+(0) or ``DRAW`` (1: discard what the heuristic's keep rule names,
+``solvers.poke.heuristic.discard_cards``). The trick phase is played by the
+heuristic for both players inside the terminal value. Information is
+abstracted by ``draw_key``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from envs import hands
+from envs.poke import kernels as K
+from envs.poke.encoding import deal_string
+from envs.poke.showdown import hand_strength
+from solvers.cfr.extract import check_two_player_zero_sum
+from solvers.poke.heuristic import discard_cards, heuristic_action
+
+DRAW = 1
+_NO_PARAMS = np.zeros(5, dtype=np.int64)  # thresholds are unused in the trick phase
+
+
+def _require_deal_mode(game: pyspiel.Game) -> None:
+    if game.get_type().short_name != "poke" or game.params["mode"] != "deal":
+        raise ValueError(f"Poke walkers walk one deal: need poke(mode=deal,...), got {game}")
+    check_two_player_zero_sum(game)
+
+
+class PokeWalker:
+    """Exact Poke deal on kernel arrays; ``infostate_key`` equals ``information_state_string``."""
+
+    def __init__(self, game: pyspiel.Game):
+        _require_deal_mode(game)
+        self.game_string = str(game)
+        self.cfg = game.cfg
+        self.trick_value = game.trick_value
+        self._buf = np.empty(64, dtype=np.int64)
+        root = np.empty(K.STATE_SIZE, dtype=np.int64)
+        K.init_state(root, self.cfg)
+        self._root = root
+
+    def root(self):
+        return self._root.copy()
+
+    def is_terminal(self, state) -> bool:
+        return state[K.S_PHASE] == K.PH_OVER
+
+    def is_chance(self, state) -> bool:
+        phase = state[K.S_PHASE]
+        return phase == K.PH_DEAL or phase == K.PH_REPLACE
+
+    def current_player(self, state) -> int:
+        return int(K.current_player(state))
+
+    def legal_actions(self, state) -> list:
+        n = K.legal_actions(state, self.cfg, self._buf)
+        return self._buf[:n].tolist()
+
+    def chance_outcomes(self, state) -> list:
+        n = K.chance_outcomes(state, self.cfg, self._buf)
+        prob = 1.0 / n
+        return [(c, prob) for c in self._buf[:n].tolist()]
+
+    def child(self, state, action):
+        out = state.copy()
+        K.apply_action(out, self.cfg, action)
+        return out
+
+    def returns(self, state) -> list:
+        out = np.zeros(2)
+        K.returns(state, self.cfg, self.trick_value, out)
+        return out.tolist()
+
+    def infostate_key(self, state, player: int) -> str:
+        # The game's information-state string of a single deal (encoding.information_state_string).
+        return f"P{player} || " + deal_string(state, player)
+
+
+def draw_key(state: np.ndarray, player: int) -> str:
+    """Abstract information of a drawer: role, draws so far, and a bucket of the hand.
+
+    ``"N|0|1|c1r9f0"`` reads: non-dealer (``D`` for the dealer), own draws so
+    far, the opponent's discard counts (``-`` none yet), and the hand bucket:
+    category ``c`` (``envs.hands``), rank index ``r`` (0 = deuce) of the
+    highest card in the hand's largest rank group, ``f`` 1 when four cards
+    share a suit.
+    """
+    opp = 1 - player
+    role = "D" if state[K.S_DEALER] == player else "N"
+    opp_draws = "".join(str(K.popcount(state[K.S_DISC + 3 * opp + k])) for k in range(state[K.S_NDRAWS + opp]))
+    hand = int(state[K.S_HAND + player])
+    category = hands.category_of(hand_strength(hand))
+    best_rank, best_count = -1, 0
+    flush = 0
+    for c in range(52):
+        if (hand >> c) & 1:
+            count = bin(hand & (15 << (4 * (c >> 2)))).count("1")
+            if count >= best_count:
+                best_rank, best_count = c >> 2, count
+    for s in range(4):
+        if bin(hand & (0x1111111111111 << s)).count("1") >= 4:
+            flush = 1
+    return f"{role}|{state[K.S_NDRAWS + player]}|{opp_draws or '-'}|c{category}r{best_rank}f{flush}"
+
+
+def draw_slots(state: np.ndarray, cfg: np.ndarray) -> int:
+    """The draw action (slot mask) of abstract ``DRAW`` for the drawer of ``state``; 0 if none applies."""
+    p = state[K.S_DRAWER]
+    hand = state[K.S_HAND + p]
+    limit = min(cfg[K.C_MAX_DRAW], K.popcount(K.stock_mask(state, cfg)))
+    return int(K.cards_to_slots(hand, discard_cards(hand, limit)))
+
+
+class DrawWalker(PokeWalker):
+    """Abstracted deal: draw decisions only (stand / draw by the keep rule), heuristic trick play."""
+
+    def is_terminal(self, state) -> bool:
+        return state[K.S_PHASE] >= K.PH_TRICK
+
+    def legal_actions(self, state) -> list:
+        return [K.STAND, DRAW] if draw_slots(state, self.cfg) else [K.STAND]
+
+    def child(self, state, action):
+        out = state.copy()
+        if not self.is_chance(state) and action == DRAW:
+            action = draw_slots(state, self.cfg)
+        K.apply_action(out, self.cfg, action)
+        return out
+
+    def returns(self, state) -> list:
+        work = state.copy()
+        while work[K.S_PHASE] != K.PH_OVER:
+            K.apply_action(work, self.cfg, heuristic_action(work, self.cfg, _NO_PARAMS))
+        return super().returns(work)
+
+    def infostate_key(self, state, player: int) -> str:
+        return draw_key(state, player)
