@@ -143,7 +143,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_play(args: argparse.Namespace) -> int:
-    import experiments.views.poke  # noqa: F401  (registers the score-sheet view)
+    import experiments.poke_view  # noqa: F401  (registers the score-sheet view)
     from experiments.terminal_play import PlaySession
 
     game = _poke_game(args.game)

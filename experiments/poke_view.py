@@ -1,0 +1,87 @@
+"""Poke in the terminal: a score sheet with a line, the deal as the person sees it, discreet bot moves.
+
+Importing this module registers the view for ``poke`` with
+``experiments.terminal_play`` (``gamut poke play`` does).
+
+Example of a sheet (the person in seat 0, after a few deals)::
+
+    Poke score sheet          you   opponent
+      above the line          150        350
+      ---------------------------------------
+      below the line            8         12
+      games won                 1          0
+"""
+
+from __future__ import annotations
+
+from envs.cards import cards_str
+from envs.poke import kernels as K
+from envs.poke.encoding import deal_string, mask_cards, table_cards
+from experiments.terminal_play import TableView, register_view
+
+
+def score_sheet(st, player: int) -> str:
+    """The above/below-the-line sheet of state array ``st`` from ``player``'s side."""
+    me, opp = player, 1 - player
+    rows = [("above the line", K.S_ABOVE), (None, None), ("below the line", K.S_BELOW), ("games won", K.S_GAMES)]
+    lines = [f"{'Poke score sheet':<22}{'you':>7}{'opponent':>11}"]
+    for label, field in rows:
+        if label is None:
+            lines.append("  " + "-" * 38)
+        else:
+            lines.append(f"  {label:<20}{st[field + me]:>7}{st[field + opp]:>11}")
+    return "\n".join(lines)
+
+
+def render(state, player: int) -> str:
+    st = state.state
+    parts = [score_sheet(st, player)]
+    if st[K.S_DEALS_DONE] > 0:
+        me, opp = player, 1 - player
+        last = (f"last deal: tricks {st[K.S_LAST_TRICK_PTS + me]}/{st[K.S_LAST_TRICK_PTS + opp]}, "
+                f"poker {st[K.S_LAST_POKER + me]}/{st[K.S_LAST_POKER + opp]}, "
+                f"sweep {st[K.S_LAST_SWEEP + me]}/{st[K.S_LAST_SWEEP + opp]} (you/opponent)")
+        if st[K.S_LAST_GAME] >= 0:
+            last += "; game to " + ("you" if st[K.S_LAST_GAME] == player else "the opponent")
+        parts.append(last)
+    if state.is_terminal():
+        return "\n".join(parts)
+    role = "you deal" if st[K.S_DEALER] == player else "the opponent deals"
+    parts.append(f"deal {st[K.S_DEALS_DONE] + 1}, {role}; your tricks score {K.trick_multiplier(st, player)} "
+                 f"each, the opponent's {K.trick_multiplier(st, 1 - player)}")
+    held = st[K.S_HAND + player] & ~st[K.S_PLAYED + player]
+    parts.append("your cards: " + cards_str(mask_cards(held)))
+    up, down = table_cards(st, player)
+    opp_up, opp_down = table_cards(st, 1 - player)
+    if st[K.S_PHASE] == K.PH_TRICK:
+        parts.append(f"won (face up): you {cards_str(mask_cards(up)) or '-'}; "
+                     f"opponent {cards_str(mask_cards(opp_up)) or '-'} (+{K.popcount(opp_down)} face down)")
+        lead = st[K.S_LEAD + st[K.S_TRICK]]
+        if lead and K.current_player(st) == player:
+            parts.append("to beat: " + cards_str(mask_cards(lead)))
+    parts.append("so far: " + deal_string(st, player))
+    return "\n".join(parts)
+
+
+def describe_action(state, actor: int, action: int, viewer: int) -> str:
+    """The move as ``viewer`` sees it: discards and throw-offs are counted, not shown."""
+    st = state.state
+    if actor == viewer:
+        return state.action_to_string(actor, action)
+    base = 1 << int(state.cfg[K.C_HAND_SIZE])
+    if st[K.S_PHASE] == K.PH_DRAW:
+        if action == K.STAND:
+            return "stands"
+        n = K.popcount(action)
+        return f"discards {n} and draws {n}"
+    cards = K.slots_to_cards(st[K.S_HAND + actor], action - base)
+    lead = st[K.S_LEAD + st[K.S_TRICK]]
+    if lead == 0:
+        return "leads " + cards_str(mask_cards(cards))
+    if K.beats(lead, cards):
+        return "beats with " + cards_str(mask_cards(cards))
+    return f"throws off {K.popcount(cards)} card(s) face down"
+
+
+register_view("poke", TableView(render=render, describe_action=describe_action, allows_undo=False,
+                                opponent="heuristic", hint="heuristic"))
