@@ -1,0 +1,337 @@
+"""Information-Set Monte Carlo Tree Search for sequential pyspiel games with any number of players.
+
+The algorithm is single-observer ISMCTS (SO-ISMCTS) of Cowling, Powley and
+Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2), 2012.
+One search builds one tree for the move of ``player``; each iteration:
+
+1. **Determinize** once: ``state.resample_from_infostate(player, sampler)``
+   draws a full state that ``player`` cannot tell apart from the real one (in
+   perfect-information games a clone). Every later step applies actions to
+   this one state in place; nothing else is cloned.
+2. **Select and expand**. A tree node is an information set of the player to
+   act, keyed by that player and ``information_state_string(player)``
+   (``history_str()`` in perfect-information games without information-state
+   strings). It holds, per legal action, a visit count ``n_a`` and the sum of
+   *its own acting player's* returns. At a node with actions not yet tried,
+   one of them (uniformly at random) is applied and the walk stops; otherwise
+   the action maximising UCB1, ``mean_a + uct_c * spread * sqrt(ln N / n_a)``
+   with ``N = sum n_a``, is applied. Chance nodes are sampled from
+   ``chance_outcomes()``.
+3. **Evaluate** the state reached with a leaf evaluator (below): one return
+   per player.
+4. **Back up**: each node on the path adds the return of the player who acts
+   there, so the search needs neither two players nor zero sum (Palace Poker
+   has up to ten seats).
+
+``spread`` is the range (max - min over all players) of the returns seen so
+far in this search, 1 until two differ: ``uct_c`` is in units of the payoff
+range actually met, so one default serves games paid in single chips or in
+hundreds of points. The move is the root action with the most visits (ties:
+the higher mean return, then the earlier legal action).
+
+Legal actions must be determined by the acting player's information state (as
+in every OpenSpiel game: a policy maps information states to actions); a node
+takes them from the first determinization that reaches it.
+
+Leaf evaluators: the rollout protocol
+-------------------------------------
+A leaf evaluator is any callable ``evaluate(state, seed) -> returns``:
+
+``state`` : pyspiel.State
+    The determinized state where the walk stopped (a decision, chance or
+    terminal node). The search never uses it again, so the evaluator may
+    advance it in place.
+``seed`` : int
+    In ``[0, 2**63)``, drawn from the search's seeded stream. The same state
+    and seed must give the same returns.
+``returns`` : sequence of float, length ``num_players``
+    A list or a 1-D ``float64`` array: each player's return, in the units of
+    ``state.returns()``.
+
+Built in are :func:`random_rollout` (uniform random legal actions and exact
+chance probabilities, through the pyspiel API) and :func:`state_rollout`,
+the fast path of a game whose State class defines ``rollout_returns``::
+
+    def rollout_returns(self, seed: int) -> np.ndarray:
+        # Play a copy to the end in a @njit(cache=True) kernel; self is unchanged.
+        work = self.state.copy()
+        kernels.random_rollout(work, self.cfg, seed)
+        out = np.zeros(self.get_game().num_players())
+        kernels.returns(work, self.cfg, out)
+        return out
+
+Contract of ``rollout_returns(seed)``: return a ``float64`` array of shape
+``(num_players,)`` holding the returns at the end of a play-out of a *copy*
+of the state (the state itself and its history stay unchanged); the play-out
+chooses uniformly among legal actions and draws chance outcomes with their
+exact probabilities, as :func:`random_rollout` does (a game may document a
+different default play-out policy); the same seed gives the same returns; at a
+terminal state it returns ``state.returns()``. With ``evaluator="auto"`` (the
+default) a search uses ``rollout_returns`` whenever the game's states have it.
+
+Example
+-------
+>>> import numpy as np, pyspiel
+>>> game = pyspiel.load_game("kuhn_poker")
+>>> state = game.new_initial_state()
+>>> for action in (2, 0, 0, 1):  # deal K to player 0 and J to 1; 0 checks, 1 bets
+...     state.apply_action(action)
+>>> result = ISMCTS(game).search(state, np.random.default_rng(0), iterations=500)
+>>> result.best_action()        # player 0 calls with the king
+1
+>>> result.visits
+[9, 491]
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pyspiel
+
+from solvers.search.leaf import (  # noqa: F401  (re-exported: the protocol's built-in evaluators)
+    EVALUATOR_NAMES,
+    CHANCE,
+    LeafEvaluator,
+    make_evaluator,
+    random_rollout,
+    sample_outcome,
+    state_rollout,
+)
+
+DEFAULT_UCT_C = 1.0
+_SEED_BOUND = 1 << 63
+
+
+class _Node:
+    """Statistics of one information set: per legal action, visits and summed returns of its player."""
+
+    __slots__ = ("actions", "visits", "totals", "untried", "count")
+
+    def __init__(self, actions: list[int]):
+        self.actions = actions
+        self.visits = [0] * len(actions)
+        self.totals = [0.0] * len(actions)
+        self.untried = list(range(len(actions)))
+        self.count = 0
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What one search found at its root.
+
+    Attributes
+    ----------
+    actions : list of int
+        The root's legal actions, in ``legal_actions()`` order.
+    visits : list of int
+        Visits of each root action (sum = ``iterations``).
+    mean_returns : list of float
+        The searching player's mean return after each root action (NaN if unvisited).
+    iterations : int
+        Iterations run (one determinization each).
+    leaf_evaluations : int
+        Calls of the leaf evaluator (iterations whose walk ended by expanding a node).
+    num_nodes : int
+        Information-set nodes in the tree, all players together.
+    seconds : float
+        Wall time of the search.
+    """
+
+    actions: list[int]
+    visits: list[int]
+    mean_returns: list[float]
+    iterations: int
+    leaf_evaluations: int
+    num_nodes: int
+    seconds: float
+
+    def best_action(self) -> int:
+        """The most visited action; ties go to the higher mean return, then the earlier action."""
+        best = max(range(len(self.actions)), key=lambda i: (self.visits[i], self.mean_returns[i], -i))
+        return self.actions[best]
+
+    def policy(self) -> list[tuple[int, float]]:
+        """``[(action, visit fraction)]`` over the root's legal actions."""
+        total = sum(self.visits)
+        return [(a, v / total) for a, v in zip(self.actions, self.visits)]
+
+
+def require_searchable(game: pyspiel.Game) -> None:
+    """Raise ValueError unless ISMCTS can search ``game``.
+
+    It needs a sequential game and, when information is imperfect, information-state
+    strings and states that implement ``resample_from_infostate``; the latter is
+    tried on a fresh state after its opening chance moves (drawn with a fixed seed).
+    """
+    game_type = game.get_type()
+    name = game_type.short_name
+    if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+        raise ValueError(f"ISMCTS searches sequential games only; {name} has {game_type.dynamics.name} moves")
+    if game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION:
+        return
+    if not game_type.provides_information_state_string:
+        raise ValueError(f"ISMCTS needs information-state strings; {name} does not provide them")
+    state = game.new_initial_state()
+    rnd = random.Random(0)
+    while state.is_chance_node():
+        state.apply_action(sample_outcome(state.chance_outcomes(), rnd.random()))
+    if state.is_terminal():
+        return
+    try:
+        state.resample_from_infostate(state.current_player(), pyspiel.UniformProbabilitySampler(0, 0.0, 1.0))
+    except pyspiel.SpielError as err:
+        raise ValueError(
+            f"ISMCTS needs states that implement resample_from_infostate; {name} does not ({err})"
+        ) from None
+
+
+class ISMCTS:
+    """SO-ISMCTS for one game (see the module docstring for the algorithm and the protocol).
+
+    Parameters
+    ----------
+    game : pyspiel.Game
+        A sequential game; imperfect-information games need ``resample_from_infostate``.
+    uct_c : float
+        Exploration constant, in units of the observed payoff spread (>= 0).
+    evaluator : str or callable
+        ``"auto"`` (the states' ``rollout_returns`` if they have it, else ``"api"``),
+        ``"api"`` (:func:`random_rollout`), ``"state"`` (require ``rollout_returns``),
+        or a leaf evaluator ``evaluate(state, seed) -> returns``.
+    rollouts : int
+        Play-outs averaged per leaf evaluation (>= 1).
+    """
+
+    def __init__(self, game: pyspiel.Game, uct_c: float = DEFAULT_UCT_C,
+                 evaluator: str | LeafEvaluator = "auto", rollouts: int = 1):
+        if isinstance(uct_c, bool) or not isinstance(uct_c, (int, float)) or not 0 <= uct_c < math.inf:
+            raise ValueError(f"uct_c must be a finite number >= 0, got {uct_c!r}")
+        require_searchable(game)
+        game_type = game.get_type()
+        self.game = game
+        self.uct_c = float(uct_c)
+        self.evaluate = make_evaluator(game, evaluator, rollouts)
+        self._perfect = game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+        self._by_infostate = game_type.provides_information_state_string
+
+    def search(self, state: pyspiel.State, rng: np.random.Generator,
+               iterations: int | None = None, seconds: float | None = None) -> SearchResult:
+        """Search the move of the player to act at ``state`` within one budget.
+
+        Parameters
+        ----------
+        state : pyspiel.State
+            A decision node of this search's game (not changed).
+        rng : np.random.Generator
+            Source of every random draw: same generator state and same ``iterations``,
+            same result. A time budget (``seconds``) is not reproducible.
+        iterations, seconds : int or float
+            Exactly one: the number of iterations (>= 1), or wall seconds (> 0; at least
+            one iteration runs).
+        """
+        if (iterations is None) == (seconds is None):
+            raise ValueError("give exactly one budget: iterations or seconds")
+        if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int)
+                                       or iterations < 1):
+            raise ValueError(f"iterations must be an int >= 1, got {iterations!r}")
+        if seconds is not None and not 0 < seconds < math.inf:
+            raise ValueError(f"seconds must be a finite number > 0, got {seconds!r}")
+        player = state.current_player()
+        if player < 0:
+            raise ValueError(f"ISMCTS searches decision nodes; this state's current player is {player}")
+        start = time.perf_counter()
+        rnd = random.Random(int(rng.integers(_SEED_BOUND)))
+        if self._perfect:
+            determinize = state.clone
+        else:
+            sampler = pyspiel.UniformProbabilitySampler(int(rng.integers(1 << 31)), 0.0, 1.0)
+            resample = state.resample_from_infostate
+
+            def determinize():
+                return resample(player, sampler)
+
+        trees = [{} for _ in range(self.game.num_players())]
+        root = _Node(state.legal_actions())
+        trees[player][self._key(state, player)] = root
+        done, evaluations = self._run(trees, determinize, rnd, iterations, start + (seconds or 0.0))
+        means = [t / v if v else math.nan for t, v in zip(root.totals, root.visits)]
+        return SearchResult(list(root.actions), list(root.visits), means, done, evaluations,
+                            sum(len(tree) for tree in trees), time.perf_counter() - start)
+
+    def _key(self, state: pyspiel.State, player: int) -> str:
+        return state.information_state_string(player) if self._by_infostate else state.history_str()
+
+    def _run(self, trees: list[dict], determinize: Callable[[], pyspiel.State], rnd: random.Random,
+             iterations: int | None, deadline: float) -> tuple[int, int]:
+        """The iterations; returns (iterations done, leaf evaluations). Kept in one function for speed."""
+        evaluate = self.evaluate
+        uct_c = self.uct_c
+        by_infostate = self._by_infostate
+        num_players = len(trees)
+        log, sqrt, clock, uniform, bits = math.log, math.sqrt, time.perf_counter, rnd.random, rnd.getrandbits
+        low, high, spread = math.inf, -math.inf, 1.0
+        done = evaluations = 0
+        while True:
+            state = determinize()
+            path = []
+            while True:
+                player = state.current_player()
+                if player < 0:
+                    if player == CHANCE:
+                        state.apply_action(sample_outcome(state.chance_outcomes(), uniform()))
+                        continue
+                    returns = state.returns()
+                    break
+                tree = trees[player]
+                key = state.information_state_string(player) if by_infostate else state.history_str()
+                node = tree.get(key)
+                if node is None:
+                    node = tree[key] = _Node(state.legal_actions())
+                untried = node.untried
+                if untried:
+                    # Take a random untried action: swap it to the end, then pop.
+                    j = int(uniform() * len(untried))
+                    index = untried[j]
+                    untried[j] = untried[-1]
+                    untried.pop()
+                    path.append((node, index, player))
+                    state.apply_action(node.actions[index])
+                    returns = evaluate(state, bits(63))
+                    evaluations += 1
+                    break
+                visits, totals = node.visits, node.totals
+                scale = uct_c * spread
+                log_n = log(node.count)
+                index, best = 0, -math.inf
+                for a in range(len(visits)):
+                    value = totals[a] / visits[a] + scale * sqrt(log_n / visits[a])
+                    if value > best:
+                        index, best = a, value
+                path.append((node, index, player))
+                state.apply_action(node.actions[index])
+            if isinstance(returns, np.ndarray):
+                returns = returns.tolist()
+            if len(returns) != num_players:
+                raise ValueError(f"the leaf evaluator returned {len(returns)} values for {num_players} players")
+            lo, hi = min(returns), max(returns)
+            if lo < low or hi > high:
+                low, high = min(low, lo), max(high, hi)
+                if high > low:
+                    spread = high - low
+            for node, index, player in path:
+                node.count += 1
+                node.visits[index] += 1
+                node.totals[index] += returns[player]
+            done += 1
+            if iterations is not None:
+                if done >= iterations:
+                    return done, evaluations
+            elif clock() >= deadline:
+                return done, evaluations
+

@@ -1,0 +1,5 @@
+"""Building blocks of the tree searches (:mod:`solvers.ismcts`).
+
+- ``leaf``: leaf evaluators (play-outs through the pyspiel API or a game's kernel).
+- ``ismcts_bot``: the ``ismcts`` agent of the agent registry.
+"""

@@ -1,0 +1,113 @@
+"""The ``ismcts`` agent: :class:`solvers.ismcts.ISMCTS` as a ``pyspiel.Bot`` in the agent registry.
+
+Registered for every game; creating it for a game ISMCTS cannot search
+(simultaneous moves, or imperfect information without
+``resample_from_infostate``) raises ValueError saying why::
+
+    >>> bot = make_bot(pyspiel.load_game("leduc_poker"), "ismcts", player=0, seed=1,
+    ...                iterations=500)                               # doctest: +SKIP
+    >>> make_bot(pyspiel.load_game("liars_dice"), "ismcts")          # doctest: +SKIP
+    ValueError: ISMCTS needs states that implement resample_from_infostate; liars_dice does not (...)
+
+A game whose states define ``rollout_returns(seed)`` gets its own fast
+play-outs by default (``rollout="auto"``; see :mod:`solvers.ismcts` for the protocol).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyspiel
+
+from solvers.bots import ANY_GAME, Option, register_bot
+from solvers.ismcts import DEFAULT_UCT_C, EVALUATOR_NAMES, ISMCTS, SearchResult
+
+DEFAULT_ITERATIONS = 200
+
+
+class ISMCTSBot(pyspiel.Bot):
+    """Plays the most visited root action of a fresh ISMCTS search at each of its moves.
+
+    Parameters
+    ----------
+    game : pyspiel.Game
+        The game (checked by :func:`solvers.ismcts.require_searchable`).
+    player : int
+        The seat the bot plays.
+    seed : int
+        Seeds the bot's generator: the same seed and iteration budget give the same play.
+    iterations : int
+        Iterations per move (>= 1); used when ``seconds`` is 0.
+    seconds : float
+        Wall-clock budget per move (> 0), or 0 to use ``iterations``.
+    uct_c : float
+        Exploration constant in units of the observed payoff spread.
+    rollout : str
+        Leaf evaluator: ``auto``, ``api`` or ``state`` (see :func:`solvers.search.leaf.make_evaluator`).
+    rollouts : int
+        Play-outs averaged per leaf.
+    """
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int = DEFAULT_ITERATIONS,
+                 seconds: float = 0.0, uct_c: float = DEFAULT_UCT_C, rollout: str = "auto",
+                 rollouts: int = 1):
+        pyspiel.Bot.__init__(self)
+        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+            raise ValueError(f"ismcts option 'iterations' must be >= 1, got {iterations!r}")
+        if not 0 <= seconds < math.inf:
+            raise ValueError(f"ismcts option 'seconds' must be >= 0 (0: use iterations), got {seconds!r}")
+        if rollout not in EVALUATOR_NAMES:
+            raise ValueError(f"ismcts option 'rollout' must be one of {', '.join(EVALUATOR_NAMES)}, got {rollout!r}")
+        self._search = ISMCTS(game, uct_c=uct_c, evaluator=rollout, rollouts=rollouts)
+        self._player = player
+        self._rng = np.random.default_rng(seed)
+        self._budget = {"seconds": float(seconds)} if seconds > 0 else {"iterations": iterations}
+        self.last_search: SearchResult | None = None
+
+    def player_id(self) -> int:
+        return self._player
+
+    def restart_at(self, state) -> None:
+        """Nothing to reset: every move is searched from scratch."""
+
+    def provides_policy(self) -> bool:
+        return True
+
+    def step_with_policy(self, state) -> tuple[list[tuple[int, float]], int]:
+        """The root's visit fractions and the most visited action (no search with one legal action)."""
+        if state.current_player() != self._player:
+            raise ValueError(
+                f"the ismcts bot plays seat {self._player}, but the player to act is {state.current_player()}"
+            )
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return [(legal[0], 1.0)], legal[0]
+        self.last_search = self._search.search(state, self._rng, **self._budget)
+        return self.last_search.policy(), self.last_search.best_action()
+
+    def step(self, state) -> int:
+        return self.step_with_policy(state)[1]
+
+
+def make_ismcts_bot(game, player: int, seed: int, **options) -> ISMCTSBot:
+    """Registry factory: an :class:`ISMCTSBot` (ValueError if ``game`` cannot be searched)."""
+    return ISMCTSBot(game, player, seed, **options)
+
+
+register_bot(
+    "ismcts",
+    ANY_GAME,
+    make_ismcts_bot,
+    "information-set MCTS (SO-ISMCTS) with random play-outs; needs resample_from_infostate "
+    "in imperfect-information games",
+    {
+        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)"),
+        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations"),
+        "uct_c": Option(float, DEFAULT_UCT_C, "UCB exploration constant, in units of the observed payoff spread"),
+        "rollout": Option(str, "auto", "leaf play-outs: auto (the game's rollout_returns kernel when its "
+                                       "states have one, else api), api (random play through pyspiel), "
+                                       "state (require the kernel)"),
+        "rollouts": Option(int, 1, "play-outs averaged per leaf"),
+    },
+)
