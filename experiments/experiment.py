@@ -42,6 +42,7 @@ from experiments.config import CONFIG_DIR, ConfigError, ResolvedConfig, load_con
 EXPERIMENTS: dict[str, str] = {
     "hand_frequencies": "experiments.trials.hand_frequencies",
     "cfr_convergence": "experiments.trials.cfr_convergence",
+    "poke_doubling": "experiments.trials.poke_doubling",
 }
 
 _REQUIRED = ("NAME", "VERSION", "PARAMS", "run_trial", "summarize")
