@@ -353,7 +353,8 @@ def best_strengths(hands, exclude_suit=None, check: bool = True) -> np.ndarray:
     Returns
     -------
     int32 array (n,). Example: ``best_strengths([[51, 50, 3, 2, 49, 48]], exclude_suit=3)``
-    (As Ah 2s 2h Ad Ac without spades) is four aces with a two kicker, ``0x7E2000``.
+    (As Ah 2s 2h Ad Ac without spades: Ah 2h Ad Ac count) is three aces with a two
+    kicker, ``0x3E2000``.
     """
     hands = _checked_hands(hands, None, check)
     if exclude_suit is None:
@@ -414,7 +415,7 @@ def _displace(keys, shift):
 
     Row ``key >> shift`` is placed at the first offset where none of its columns
     ``key & (2**shift - 1)`` is taken, fullest rows first (first-fit decreasing).
-    Returns ``(offsets int64 (max_key >> shift) + 1, slots int64 like keys, size)``.
+    Returns ``(offsets int32 ((max_key >> shift) + 1,), slots int64 like keys, size)``.
     """
     width = 1 << shift
     num_rows = (keys[-1] >> shift) + 1
