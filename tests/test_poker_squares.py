@@ -186,6 +186,10 @@ def test_python_mcts_and_evaluate_bots_run():
         else:
             state.apply_action(bot.step(state))
     assert len(state.returns()) == 2 and sum(state.returns()) == 0
+    solitaire = pyspiel.load_game("poker_squares(variant=open)")
+    one_player_bot = mcts.MCTSBot(solitaire, uct_c=2.0, max_simulations=8, evaluator=evaluator, random_state=rng)
+    (score,) = pyspiel.evaluate_bots(solitaire.new_initial_state(), [one_player_bot], 3)
+    assert 0 <= score <= solitaire.max_utility()
     for name in ("poker_squares", "poker_squares(players=2)"):
         g = pyspiel.load_game(name)
         bots = [pyspiel.make_uniform_random_bot(p, 7 + p) for p in range(g.num_players())]
