@@ -15,6 +15,7 @@ from experiments.cli_output import add_json_flag, emit_result
 # name -> module; modules are imported only when their benchmark runs.
 BENCHMARKS = {
     "cfr": "benchmarks.cfr",
+    "ismcts": "benchmarks.ismcts",
     "poke": "benchmarks.poke",
     "dice": "benchmarks.dice",
     "palace_poker": "benchmarks.palace_poker",
