@@ -7,6 +7,7 @@ import importlib
 
 AGENT_MODULES = (
     "solvers.cfr.agents",
+    "solvers.poker_squares.agents",
     "solvers.search.ismcts_bot",
     "solvers.poke.agents",
 )
