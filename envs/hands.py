@@ -491,6 +491,3 @@ def _build_hand_table() -> np.ndarray:
 
 #: int32 (137,850,): the table argument of every evaluation kernel (layout above).
 HAND_TABLE = _build_hand_table()
-#: The same array under the name callers of ``best_strength`` were first written with
-#: (its flush part comes first, so ``FLUSH_TABLE[mask]`` is still a flush lookup).
-FLUSH_TABLE = HAND_TABLE

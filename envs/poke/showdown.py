@@ -21,9 +21,8 @@ _POINTS_BY_NAME = {"high card": 0, "one pair": 50, "two pair": 100, "three of a 
                    "royal flush": 1000}
 HAND_POINTS = np.array([_POINTS_BY_NAME[name] for name in hands.CATEGORY_NAMES], dtype=np.int64)
 
-# best_strength reads only the flush part of the tables; a read-only global array
-# is compiled into the kernels as a constant, and this one is small (8,192 entries).
-_FLUSH_TABLE = np.ascontiguousarray(hands.FLUSH_TABLE)
+# A global array is compiled into the kernels as a read-only constant (551 KB, read once).
+_HAND_TABLE = np.ascontiguousarray(hands.HAND_TABLE)
 
 
 @numba.njit(cache=True)
@@ -53,7 +52,7 @@ def hand_strength(hand):
             n += 1
         rest >>= 1
         card += 1
-    return hands.best_strength((c0, c1, c2, c3, c4), n, -1, _FLUSH_TABLE)
+    return hands.best_strength((c0, c1, c2, c3, c4), n, -1, _HAND_TABLE)
 
 
 @numba.njit(cache=True)
