@@ -116,7 +116,6 @@ def run_match(args: argparse.Namespace) -> int:
 
 def run_train(args: argparse.Namespace) -> int:
     from solvers.cfr.checkpoint import train
-    from solvers.cfr.policy_io import save_strategy
     from solvers.poke import policies
 
     if args.resume and not args.checkpoint:
@@ -136,7 +135,7 @@ def run_train(args: argparse.Namespace) -> int:
                                                        "iterations": info["iterations"], "seed": args.seed,
                                                        "trick_value": trick_value})
         out = args.out or policies.MCCFR_POLICY
-    path = save_strategy(out, strategy)
+    path = policies.save_policy(out, strategy)
     emit_result({"algo": args.algo, "game": strategy.game_string, "policy": str(path),
                  "information_sets": len(strategy.keys), **strategy.metadata}, args.json)
     return 0
