@@ -32,7 +32,10 @@ def register(subparsers) -> None:
     )
     names = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
     for name, module_name in BENCHMARKS.items():
-        sub = names.add_parser(name, help=f"see 'gamut bench {name} --help'")
+        # Benchmark modules keep heavy imports inside run(), so importing them here is cheap.
+        module = importlib.import_module(module_name)
+        summary = module.DESCRIPTION.strip().split("\n")[0].rstrip(".:")
+        sub = names.add_parser(name, help=summary, description=module.DESCRIPTION)
         sub.set_defaults(handler=_run, benchmark_module=module_name)
         sub.add_argument(
             "--out",
@@ -40,14 +43,7 @@ def register(subparsers) -> None:
             help="folder for the JSON-lines record (default: %(default)s; '' to skip writing)",
         )
         add_json_flag(sub)
-        _lazy_arguments(sub, module_name)
-
-
-def _lazy_arguments(parser: argparse.ArgumentParser, module_name: str) -> None:
-    # Benchmark modules keep heavy imports inside run(), so importing them here is cheap.
-    module = importlib.import_module(module_name)
-    parser.description = module.DESCRIPTION
-    module.add_arguments(parser)
+        module.add_arguments(sub)
 
 
 def _run(args: argparse.Namespace) -> int:
