@@ -109,14 +109,19 @@ _SEED_BOUND = 1 << 63
 
 
 class _Node:
-    """Statistics of one information set: per legal action, visits and summed returns of its player."""
+    """Statistics of one information set: per legal action, visits and mean return of its player.
 
-    __slots__ = ("actions", "visits", "totals", "untried", "count")
+    ``inv_roots[a] = 1 / sqrt(visits[a])`` is kept beside the mean so that UCB1
+    needs one multiply-add per action during selection.
+    """
+
+    __slots__ = ("actions", "visits", "means", "inv_roots", "untried", "count")
 
     def __init__(self, actions: list[int]):
         self.actions = actions
         self.visits = [0] * len(actions)
-        self.totals = [0.0] * len(actions)
+        self.means = [0.0] * len(actions)
+        self.inv_roots = [0.0] * len(actions)
         self.untried = list(range(len(actions)))
         self.count = 0
 
@@ -260,7 +265,7 @@ class ISMCTS:
         root = _Node(state.legal_actions())
         trees[player][self._key(state, player)] = root
         done, evaluations = self._run(trees, determinize, rnd, iterations, start + (seconds or 0.0))
-        means = [t / v if v else math.nan for t, v in zip(root.totals, root.visits)]
+        means = [m if v else math.nan for m, v in zip(root.means, root.visits)]
         return SearchResult(list(root.actions), list(root.visits), means, done, evaluations,
                             sum(len(tree) for tree in trees), time.perf_counter() - start)
 
@@ -305,14 +310,14 @@ class ISMCTS:
                     returns = evaluate(state, bits(63))
                     evaluations += 1
                     break
-                visits, totals = node.visits, node.totals
-                scale = uct_c * spread
-                log_n = log(node.count)
-                index, best = 0, -math.inf
-                for a in range(len(visits)):
-                    value = totals[a] / visits[a] + scale * sqrt(log_n / visits[a])
+                inv_roots = node.inv_roots
+                explore = uct_c * spread * sqrt(log(node.count))
+                index, best, a = 0, -math.inf, 0
+                for mean in node.means:
+                    value = mean + explore * inv_roots[a]
                     if value > best:
                         index, best = a, value
+                    a += 1
                 path.append((node, index, player))
                 state.apply_action(node.actions[index])
             if isinstance(returns, np.ndarray):
@@ -326,8 +331,10 @@ class ISMCTS:
                     spread = high - low
             for node, index, player in path:
                 node.count += 1
-                node.visits[index] += 1
-                node.totals[index] += returns[player]
+                n = node.visits[index] + 1
+                node.visits[index] = n
+                node.means[index] += (returns[player] - node.means[index]) / n
+                node.inv_roots[index] = n ** -0.5
             done += 1
             if iterations is not None:
                 if done >= iterations:
