@@ -28,7 +28,8 @@ def add_arguments(parser) -> None:
                         help="timed repeats; medians are reported (default: %(default)s)")
     parser.add_argument("--uct-c", type=float, default=1.0,
                         help="exploration constant given to both searches (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the positions and searches (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the positions and searches (default: %(default)s)")
 
 
 def decision_positions(game, count: int, seed: int) -> list:
@@ -79,7 +80,9 @@ def run(args) -> dict:
         raise ValueError("--iterations, --positions and --repeats must be >= 1 and --uct-c >= 0")
     game = pyspiel.load_game(args.game)
     if game.get_type().information != pyspiel.GameType.Information.IMPERFECT_INFORMATION:
-        raise ValueError(f"OpenSpiel's ISMCTSBot only searches imperfect-information games; {args.game} is not one")
+        raise ValueError(
+            f"OpenSpiel's ISMCTSBot only searches imperfect-information games; {args.game} is not one"
+        )
     positions = decision_positions(game, args.positions, args.seed)
     ours_api = ISMCTS(game, uct_c=args.uct_c, evaluator="api")
     has_kernel = callable(getattr(game.new_initial_state(), "rollout_returns", None))
@@ -92,7 +95,8 @@ def run(args) -> dict:
     def theirs(state):
         random_state = np.random.RandomState(int(rng.integers(1 << 31)))
         evaluator = openspiel_mcts.RandomRolloutEvaluator(1, random_state)
-        bot = openspiel_ismcts.ISMCTSBot(game, evaluator, args.uct_c, args.iterations, random_state=random_state)
+        bot = openspiel_ismcts.ISMCTSBot(game, evaluator, args.uct_c, args.iterations,
+                                         random_state=random_state)
         bot.run_search(state)
 
     contenders = {"ours": ours(ours_api), "openspiel_python": theirs}

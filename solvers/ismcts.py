@@ -1,17 +1,26 @@
 """Information-Set Monte Carlo Tree Search for sequential pyspiel games with any number of players.
 
-The algorithm is single-observer ISMCTS (SO-ISMCTS) of Cowling, Powley and
-Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2), 2012.
-One search builds one tree for the move of ``player``; each iteration:
+The algorithm is ISMCTS (Cowling, Powley and Whitehouse, "Information Set
+Monte Carlo Tree Search", IEEE TCIAIG 4(2), 2012) in the form OpenSpiel's
+ISMCTS also takes: one determinization per iteration, and every node an
+information set *of the player who acts there*, identified by that player's
+information-state string. Each player therefore chooses with statistics that
+depend only on what it knows, as in the paper's multiple-observer variant
+(MO-ISMCTS), but with a single walk and one dictionary per player instead of
+per-observer trees with partially observed moves; each node backs up its own
+player's return. (The paper's single-observer SO-ISMCTS keys every node by the
+searching player's view, so opponents there cannot act on their own cards.)
+One search builds the statistics for the move of ``player``; each iteration:
 
 1. **Determinize** once: ``state.resample_from_infostate(player, sampler)``
    draws a full state that ``player`` cannot tell apart from the real one (in
    perfect-information games a clone). Every later step applies actions to
-   this one state in place; nothing else is cloned.
+   this one state in place; nothing else is cloned (except by leaf
+   evaluators that average several play-outs through the pyspiel API).
 2. **Select and expand**. A tree node is an information set of the player to
    act, keyed by that player and ``information_state_string(player)``
    (``history_str()`` in perfect-information games without information-state
-   strings). It holds, per legal action, a visit count ``n_a`` and the sum of
+   strings). It holds, per legal action, a visit count ``n_a`` and the mean of
    *its own acting player's* returns. At a node with actions not yet tried,
    one of them (uniformly at random) is applied and the walk stops; otherwise
    the action maximising UCB1, ``mean_a + uct_c * spread * sqrt(ln N / n_a)``
@@ -197,7 +206,7 @@ def require_searchable(game: pyspiel.Game) -> None:
 
 
 class ISMCTS:
-    """SO-ISMCTS for one game (see the module docstring for the algorithm and the protocol).
+    """ISMCTS for one game (see the module docstring for the algorithm and the protocol).
 
     Parameters
     ----------

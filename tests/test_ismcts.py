@@ -100,7 +100,8 @@ def test_same_seed_and_iterations_give_the_same_search_and_play():
         return ISMCTS(LEDUC).search(state, np.random.default_rng(seed), iterations=300)
 
     first, again, other = run(7), run(7), run(8)
-    assert (first.visits, first.mean_returns, first.num_nodes) == (again.visits, again.mean_returns, again.num_nodes)
+    assert first.visits == again.visits and first.mean_returns == again.mean_returns
+    assert first.num_nodes == again.num_nodes
     assert first.visits != other.visits
 
     def play(seed):
@@ -256,7 +257,8 @@ def test_random_rollout_is_seeded_and_samples_uniformly():
         random_rollout(work, seed)
         counts[work.history()[1]] += 1
     assert counts[0] == 0 and abs(counts[1] / 3000 - 0.5) < 0.03
-    assert sample_outcome([(4, 0.25), (7, 0.75)], 0.2) == 4 and sample_outcome([(4, 0.25), (7, 0.75)], 0.3) == 7
+    outcomes = [(4, 0.25), (7, 0.75)]
+    assert sample_outcome(outcomes, 0.2) == 4 and sample_outcome(outcomes, 0.3) == 7
 
 
 # --- errors ---------------------------------------------------------------------------------

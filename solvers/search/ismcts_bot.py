@@ -58,7 +58,8 @@ class ISMCTSBot(pyspiel.Bot):
         if not 0 <= seconds < math.inf:
             raise ValueError(f"ismcts option 'seconds' must be >= 0 (0: use iterations), got {seconds!r}")
         if rollout not in EVALUATOR_NAMES:
-            raise ValueError(f"ismcts option 'rollout' must be one of {', '.join(EVALUATOR_NAMES)}, got {rollout!r}")
+            names = ", ".join(EVALUATOR_NAMES)
+            raise ValueError(f"ismcts option 'rollout' must be one of {names}, got {rollout!r}")
         self._search = ISMCTS(game, uct_c=uct_c, evaluator=rollout, rollouts=rollouts)
         self._player = player
         self._rng = np.random.default_rng(seed)
@@ -99,12 +100,13 @@ register_bot(
     "ismcts",
     ANY_GAME,
     make_ismcts_bot,
-    "information-set MCTS (SO-ISMCTS) with random play-outs; needs resample_from_infostate "
-    "in imperfect-information games",
+    "information-set MCTS with random play-outs (the game's kernel when it has one); "
+    "needs resample_from_infostate in imperfect-information games",
     {
         "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)"),
         "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations"),
-        "uct_c": Option(float, DEFAULT_UCT_C, "UCB exploration constant, in units of the observed payoff spread"),
+        "uct_c": Option(float, DEFAULT_UCT_C,
+                        "UCB exploration constant, in units of the observed payoff spread"),
         "rollout": Option(str, "auto", "leaf play-outs: auto (the game's rollout_returns kernel when its "
                                        "states have one, else api), api (random play through pyspiel), "
                                        "state (require the kernel)"),
