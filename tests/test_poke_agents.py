@@ -198,3 +198,15 @@ def test_cli_play_shows_the_score_sheet_and_hides_discards():
         state.apply_action(int(c))
     assert describe_action(state, 0, 7, 1) == "discards 3 and draws 3"
     assert "you" in score_sheet(state.state, 0) and "your cards" in render(state, 0)
+
+
+def test_compact_keys_split_states_into_the_same_information_sets():
+    from solvers.cfr.mccfr import MCCFR
+    from solvers.poke.walker import PokeWalker
+
+    game = pyspiel.load_game("poke", {**SMALL_EXACT_PARAMS, "trick_value": 3.0})
+    compact, strings = MCCFR(PokeWalker(game, keys="compact"), seed=4), MCCFR(PokeWalker(game), seed=4)
+    compact.run(40)
+    strings.run(40)
+    # Same sampling, same updates, in the same order: the two keyings merge exactly the same states.
+    assert list(compact.tables.values()) == list(strings.tables.values())

@@ -16,6 +16,7 @@ abstracted by ``draw_key``.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pyspiel
 
@@ -36,11 +37,64 @@ def _require_deal_mode(game: pyspiel.Game) -> None:
     check_two_player_zero_sum(game)
 
 
-class PokeWalker:
-    """Exact Poke deal on kernel arrays; ``infostate_key`` equals ``information_state_string``."""
+@numba.njit(cache=True)
+def _information(state, player, out):
+    # Everything `player` knows of the deal: own cards and draws, the public counts and plays.
+    opp = 1 - player
+    out[0] = player
+    out[1] = state[K.S_PHASE]
+    out[2] = state[K.S_DRAWER]
+    out[3] = state[K.S_NDRAWS + player]
+    out[4] = state[K.S_NDRAWS + opp]
+    out[5] = state[K.S_DEALT + player]
+    for k in range(3):
+        out[6 + k] = state[K.S_DISC + 3 * player + k]
+        out[9 + k] = state[K.S_DRAWN + 3 * player + k]
+        out[12 + k] = K.popcount(state[K.S_DISC + 3 * opp + k])
+    for t in range(K.MAX_HAND_SIZE):
+        lead = state[K.S_LEAD + t]
+        follow = state[K.S_FOLLOW + t]
+        out[15 + 3 * t] = lead
+        out[16 + 3 * t] = state[K.S_TRICK_LEADER + t]
+        visible = follow == 0 or state[K.S_TRICK_WINNER + t] != state[K.S_TRICK_LEADER + t] \
+            or state[K.S_TRICK_LEADER + t] == opp
+        # A throw-off by the opponent shows only its size (as a negative count).
+        out[17 + 3 * t] = follow if visible else -K.popcount(follow)
 
-    def __init__(self, game: pyspiel.Game):
+
+_KEY_SIZE = 15 + 3 * K.MAX_HAND_SIZE
+
+
+def information_key(state_array: np.ndarray, player: int) -> bytes:
+    """A key equal for two states of one deal exactly when ``player`` cannot tell them apart.
+
+    It packs the player's information (``int64``, ``(30,)``): player, phase,
+    drawer, both draw counts, own dealt cards, own discards and draws, the
+    opponent's discard counts, and per trick the lead, its leader and the
+    reply (a throw-off by the opponent only as its size).
+    """
+    out = np.empty(_KEY_SIZE, dtype=np.int64)
+    _information(state_array, player, out)
+    return out.tobytes()
+
+
+KEYS = ("string", "compact")
+
+
+class PokeWalker:
+    """Exact Poke deal on kernel arrays.
+
+    ``keys="string"``: ``infostate_key`` equals the game's
+    ``information_state_string`` (tables interchangeable with MCCFR through
+    pyspiel); ``"compact"``: ``information_key`` bytes, the same partition of
+    states into information sets at a fraction of the cost.
+    """
+
+    def __init__(self, game: pyspiel.Game, keys: str = "string"):
         _require_deal_mode(game)
+        if keys not in KEYS:
+            raise ValueError(f"unknown key kind {keys!r}; choose one of {', '.join(KEYS)}")
+        self._compact = keys == "compact"
         self.game_string = str(game)
         self.cfg = game.cfg
         self.trick_value = game.trick_value
@@ -81,7 +135,9 @@ class PokeWalker:
         K.returns(state, self.cfg, self.trick_value, out)
         return out.tolist()
 
-    def infostate_key(self, state, player: int) -> str:
+    def infostate_key(self, state, player: int):
+        if self._compact:
+            return information_key(state, player)
         # The game's information-state string of a single deal (encoding.information_state_string).
         return f"P{player} || " + deal_string(state, player)
 
