@@ -21,6 +21,7 @@ BENCHMARKS = {
     "palace_poker": "benchmarks.palace_poker",
     "hands": "benchmarks.hands",
     "poker_squares": "benchmarks.poker_squares",
+    "poke_mccfr": "benchmarks.poke_mccfr",
 }
 
 
