@@ -104,8 +104,8 @@ import numpy as np
 import pyspiel
 
 from solvers.search.leaf import (  # noqa: F401  (re-exported: the protocol's built-in evaluators)
-    EVALUATOR_NAMES,
     CHANCE,
+    EVALUATOR_NAMES,
     LeafEvaluator,
     make_evaluator,
     random_rollout,
@@ -259,6 +259,8 @@ class ISMCTS:
         player = state.current_player()
         if player < 0:
             raise ValueError(f"ISMCTS searches decision nodes; this state's current player is {player}")
+        if str(state.get_game()) != str(self.game):
+            raise ValueError(f"this search is for {self.game}, the state is of {state.get_game()}")
         start = time.perf_counter()
         rnd = random.Random(int(rng.integers(_SEED_BOUND)))
         if self._perfect:
@@ -274,6 +276,12 @@ class ISMCTS:
         root = _Node(state.legal_actions())
         trees[player][self._key(state, player)] = root
         done, evaluations = self._run(trees, determinize, rnd, iterations, start + (seconds or 0.0))
+        if root.count != done:
+            # Each iteration starts at the root's information set unless the resampler is wrong.
+            raise ValueError(
+                f"{done - root.count} of {done} states from resample_from_infostate({player}, ...) had "
+                f"another information state than the searched state's; the game's resampling is inconsistent"
+            )
         means = [m if v else math.nan for m, v in zip(root.means, root.visits)]
         return SearchResult(list(root.actions), list(root.visits), means, done, evaluations,
                             sum(len(tree) for tree in trees), time.perf_counter() - start)

@@ -175,22 +175,26 @@ class ToyKuhnGame(python_kuhn.KuhnPokerGame):
         return ToyKuhnState(self)
 
 
-TOY_TYPE = pyspiel.GameType(
-    short_name="ismcts_test_toy_kuhn",
-    long_name="Kuhn poker with a rollout_returns fast path (ISMCTS tests)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    provides_factored_observation_string=True,
-)
+def _toy_type(short_name):
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=f"Kuhn poker for the ISMCTS tests ({short_name})",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        provides_factored_observation_string=True,
+    )
+
+
+TOY_TYPE = _toy_type("ismcts_test_toy_kuhn")
 pyspiel.register_game(TOY_TYPE, ToyKuhnGame)
 TOY = pyspiel.load_game("ismcts_test_toy_kuhn")
 
@@ -313,9 +317,40 @@ def test_bad_search_calls_fail_clearly():
     short = ISMCTS(LEDUC, evaluator=lambda state, seed: [0.0])
     with pytest.raises(ValueError, match="returned 1 values for 2 players"):
         short.search(_state(LEDUC, [0, 3]), rng, iterations=5)
+    with pytest.raises(ValueError, match=r"this search is for leduc_poker\(\), the state is of kuhn_poker\(\)"):
+        search.search(_state(KUHN, [0, 1]), rng, iterations=5)
     bot = make_bot(LEDUC, "ismcts", player=1, seed=0)
     with pytest.raises(ValueError, match="plays seat 1, but the player to act is 0"):
         bot.step(_state(LEDUC, [0, 3]))
+
+
+class CarelessKuhnState(ToyKuhnState):
+    """Resamples every hidden and own card afresh: states the searching player could tell apart."""
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        cards = [[0, 1], [1, 2], [2, 0]][int(probability_sampler() * 3)]
+        state = self.get_game().new_initial_state()
+        for action in cards + list(self.bets):
+            state.apply_action(action)
+        return state
+
+
+class CarelessKuhnGame(ToyKuhnGame):
+    def __init__(self, params=None):
+        pyspiel.Game.__init__(self, CARELESS_TYPE, python_kuhn._GAME_INFO, params or {})
+
+    def new_initial_state(self):
+        return CarelessKuhnState(self)
+
+
+CARELESS_TYPE = _toy_type("ismcts_test_careless_kuhn")
+pyspiel.register_game(CARELESS_TYPE, CarelessKuhnGame)
+
+
+def test_an_inconsistent_resampler_is_reported():
+    game = pyspiel.load_game("ismcts_test_careless_kuhn")
+    with pytest.raises(ValueError, match=r"of 200 states from resample_from_infostate\(0, ...\) had another"):
+        ISMCTS(game).search(_state(game, [2, 0]), np.random.default_rng(0), iterations=200)
 
 
 def test_policy_is_the_visit_distribution_and_single_actions_are_not_searched():
