@@ -61,3 +61,39 @@ def test_ranking_prints_win_shares(capsys):
     assert len(result["win_share"]) == 3 and sum(result["win_share"]) == pytest.approx(1.0)
     assert main(["dice", "ranking", "--players", "9"]) == 2
     assert "players=9" in capsys.readouterr().err
+
+
+def test_play_follows_the_advisor_to_the_end(capsys):
+    import argparse
+
+    from experiments.commands.dice import run_play
+
+    script = iter(["hint", "box sevens", "keep 9"] + ["quit"])
+    args = argparse.Namespace(variant="yacht12", joker="free", seed=1)
+    assert run_play(args, read=lambda prompt: next(script)) == 0
+    out = capsys.readouterr().out
+    assert "advisor:" in out and "unknown box 'sevens'" in out and "game abandoned" in out
+
+
+def test_play_a_whole_game_always_taking_the_advice(capsys):
+    import argparse
+
+    from experiments.commands import dice as dice_command
+
+    answers = []
+
+    def read(prompt):
+        assert len(answers) < 200, answers[-6:]  # a wrong hint parse would loop
+        # Ask for a hint, then type what the advisor said.
+        if not answers or answers[-1] != "hint":
+            answers.append("hint")
+            return "hint"
+        lines = capsys.readouterr().out.splitlines()
+        hint = [x for x in lines if x.startswith("advisor: ")][-1].removeprefix("advisor: ")
+        answers.append(hint)
+        return hint
+
+    args = argparse.Namespace(variant="yacht12", joker="free", seed=4)
+    assert dice_command.run_play(args, read=read) == 0
+    assert "final score" in capsys.readouterr().out
+    assert sum(a.startswith("box") for a in answers) == 12

@@ -3,7 +3,9 @@
 ``gamut dice solve --variant V`` computes (or loads from the cache) the optimal
 expected score of a whole solitaire game; ``gamut dice advise`` gives the
 expected value of every choice in one situation, best first; ``gamut dice
-ranking --players N`` solves the ranking game and gives each seat's win share.
+ranking --players N`` solves the ranking game and gives each seat's win share;
+``gamut dice play --variant V`` lets a person play a solitaire game in the
+terminal with the optimal advisor at hand.
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ def register(subparsers) -> None:
                         help="yahtzee: the Yahtzee box holds 50, so another Yahtzee earns +100")
     add_json_flag(advise)
     advise.set_defaults(handler=run_advise)
+
+    play = actions.add_parser("play", help="play a solitaire scorecard game with the advisor")
+    _add_variant_arguments(play)
+    play.add_argument("--seed", type=int, default=0, help="dice seed (default: %(default)s)")
+    play.set_defaults(handler=run_play)
 
     ranking = actions.add_parser("ranking", help="ranking game solved: win share of every seat")
     ranking.add_argument("--players", type=int, required=True, help="number of seats, 2..8")
@@ -134,4 +141,60 @@ def run_ranking(args: argparse.Namespace) -> int:
     solved = solve_ranking(args.players)
     emit_result({"players": args.players, "win_share": solved["win_share"],
                  "seconds": solved["seconds"]}, args.json)
+    return 0
+
+
+PLAY_HELP = ("commands: 'keep 3,4,5' (reroll the others), 'keep' or 'keep nothing' (reroll all), "
+             "'box NAME' (record), 'hint' (the advisor's options), 'quit'")
+
+
+def run_play(args: argparse.Namespace, read=input) -> int:
+    import numpy as np
+    import pyspiel
+
+    import envs.poker_dice.game  # noqa: F401  (registers poker_dice)
+    from envs import dice
+    from envs.poker_dice import kernels as K
+    from solvers.poker_dice.bots import make_bot
+
+    game = pyspiel.load_game(f"poker_dice(variant={args.variant},players=1,joker={args.joker})")
+    advisor = make_bot("optimal", game)
+    names = game.box_names
+    rng = np.random.default_rng(args.seed)
+    state = game.new_initial_state()
+    print(PLAY_HELP)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            continue
+        st = state.state
+        open_boxes = [n for b, n in enumerate(names) if not (st[K.S_PLAYERS + K.F_MASK] >> b) & 1]
+        print(f"\nscore {st[K.S_PLAYERS + K.F_SCORE]}  open: {', '.join(open_boxes)}")
+        print(f"roll {st[K.S_ROLLS]}: dice {','.join(map(str, dice.roll_faces(st[K.S_ROLL])))}")
+        try:
+            line = read("> ").strip().lower()
+        except EOFError:
+            line = "quit"
+        word, _, rest = line.partition(" ")
+        if word == "quit":
+            print("game abandoned")
+            return 0
+        if word == "hint":
+            best = advisor.best_action(state)
+            print(f"advisor: {state.action_to_string(0, best)}")
+            continue
+        try:
+            if word == "keep":
+                text = "" if rest.strip() == "nothing" else rest.replace(" ", "")
+                faces = [int(x) for x in text.split(",") if x]
+                action = dice.keep_id(faces)
+            elif word == "box":
+                action = K.BOX_BASE + _box_index(names, rest)
+            else:
+                raise ValueError(f"unknown command {line!r}")
+            state.apply_action(action)
+        except ValueError as err:
+            print(f"not possible: {err}\n{PLAY_HELP}")
+    print(f"\nfinal score {state.returns()[0]:g}")
     return 0
