@@ -74,6 +74,7 @@ def run(args) -> dict:
     from open_spiel.python.algorithms import ismcts as openspiel_ismcts
     from open_spiel.python.algorithms import mcts as openspiel_mcts
 
+    import envs  # noqa: F401  (registers the toolkit's games)
     from solvers.ismcts import ISMCTS
 
     if args.iterations < 1 or args.positions < 1 or args.repeats < 1 or args.uct_c < 0:

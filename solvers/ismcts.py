@@ -16,7 +16,10 @@ One search builds the statistics for the move of ``player``; each iteration:
    draws a full state that ``player`` cannot tell apart from the real one (in
    perfect-information games a clone). Every later step applies actions to
    this one state in place; nothing else is cloned (except by leaf
-   evaluators that average several play-outs through the pyspiel API).
+   evaluators that average several play-outs through the pyspiel API). The
+   walk starts at the root node without recomputing its key; the first
+   determinization of a search is checked to share the root's information
+   state, and a resampler that fails this raises ValueError.
 2. **Select and expand**. A tree node is an information set of the player to
    act, keyed by that player and ``information_state_string(player)``
    (``history_str()`` in perfect-information games without information-state
@@ -274,14 +277,18 @@ class ISMCTS:
 
         trees = [{} for _ in range(self.game.num_players())]
         root = _Node(state.legal_actions())
-        trees[player][self._key(state, player)] = root
-        done, evaluations = self._run(trees, determinize, rnd, iterations, start + (seconds or 0.0))
-        if root.count != done:
-            # Each iteration starts at the root's information set unless the resampler is wrong.
+        root_key = self._key(state, player)
+        trees[player][root_key] = root
+        first = determinize()
+        # Iterations start at the root node without recomputing its key (information-state
+        # strings can be the costliest call of a Python game), so check the resampler once.
+        if self._key(first, player) != root_key:
             raise ValueError(
-                f"{done - root.count} of {done} states from resample_from_infostate({player}, ...) had "
-                f"another information state than the searched state's; the game's resampling is inconsistent"
+                f"resample_from_infostate({player}, ...) gave a state with another information state "
+                f"than the searched state's: the game's resampling is inconsistent"
             )
+        done, evaluations = self._run(trees, root, player, first, determinize, rnd, iterations,
+                                      start + (seconds or 0.0))
         means = [m if v else math.nan for m, v in zip(root.means, root.visits)]
         return SearchResult(list(root.actions), list(root.visits), means, done, evaluations,
                             sum(len(tree) for tree in trees), time.perf_counter() - start)
@@ -289,9 +296,13 @@ class ISMCTS:
     def _key(self, state: pyspiel.State, player: int) -> str:
         return state.information_state_string(player) if self._by_infostate else state.history_str()
 
-    def _run(self, trees: list[dict], determinize: Callable[[], pyspiel.State], rnd: random.Random,
-             iterations: int | None, deadline: float) -> tuple[int, int]:
-        """The iterations; returns (iterations done, leaf evaluations). Kept in one function for speed."""
+    def _run(self, trees: list[dict], root: _Node, root_player: int, first: pyspiel.State,
+             determinize: Callable[[], pyspiel.State], rnd: random.Random, iterations: int | None,
+             deadline: float) -> tuple[int, int]:
+        """The iterations, the first from ``first``; returns (iterations done, leaf evaluations).
+
+        Kept in one function for speed: locals are the fastest names in CPython.
+        """
         evaluate = self.evaluate
         uct_c = self.uct_c
         by_infostate = self._by_infostate
@@ -299,22 +310,24 @@ class ISMCTS:
         log, sqrt, clock, uniform, bits = math.log, math.sqrt, time.perf_counter, rnd.random, rnd.getrandbits
         low, high, spread = math.inf, -math.inf, 1.0
         done = evaluations = 0
+        state = first
         while True:
-            state = determinize()
             path = []
+            node, player = root, root_player
             while True:
-                player = state.current_player()
-                if player < 0:
-                    if player == CHANCE:
-                        state.apply_action(sample_outcome(state.chance_outcomes(), uniform()))
-                        continue
-                    returns = state.returns()
-                    break
-                tree = trees[player]
-                key = state.information_state_string(player) if by_infostate else state.history_str()
-                node = tree.get(key)
                 if node is None:
-                    node = tree[key] = _Node(state.legal_actions())
+                    player = state.current_player()
+                    if player < 0:
+                        if player == CHANCE:
+                            state.apply_action(sample_outcome(state.chance_outcomes(), uniform()))
+                            continue
+                        returns = state.returns()
+                        break
+                    tree = trees[player]
+                    key = state.information_state_string(player) if by_infostate else state.history_str()
+                    node = tree.get(key)
+                    if node is None:
+                        node = tree[key] = _Node(state.legal_actions())
                 untried = node.untried
                 if untried:
                     # Take a random untried action: swap it to the end, then pop.
@@ -337,6 +350,7 @@ class ISMCTS:
                     a += 1
                 path.append((node, index, player))
                 state.apply_action(node.actions[index])
+                node = None
             if isinstance(returns, np.ndarray):
                 returns = returns.tolist()
             if len(returns) != num_players:
@@ -358,4 +372,5 @@ class ISMCTS:
                     return done, evaluations
             elif clock() >= deadline:
                 return done, evaluations
+            state = determinize()
 
