@@ -1,0 +1,49 @@
+"""Registers the Palace Poker agents with the toolkit's agent registry (``solvers.bots``).
+
+- ``heuristic``: battle equity from visible cards with thresholds for
+  attacking the weakest-looking opponent, calling, raising and buying
+  (``solvers.palace_poker.heuristic``);
+- ``ismcts``: the generic ISMCTS with Numba play-outs and Palace defaults
+  (``solvers.palace_poker.search``); it takes the place of the generic
+  ``ismcts`` agent for this game.
+"""
+
+from __future__ import annotations
+
+from solvers.bots import Option, register_bot
+from solvers.palace_poker.bots import make_heuristic
+from solvers.palace_poker.heuristic import DEFAULTS
+from solvers.palace_poker.search import DEFAULT_ITERATIONS, DEFAULT_UCT_C, PalaceISMCTSBot
+
+_HEURISTIC_HELP = {
+    "attack": "bet on the weakest-looking opponent when the battle equity against it is at least this",
+    "call": "in a battle, call when the equity is at least this (else fold)",
+    "raise": "in a battle, raise when the equity is at least this",
+    "forced": "with two players left, bet when the equity is at least this (else fold)",
+    "buy_below": "buy while the own hand level (16 * category + top rank) is below this",
+    "samples": "opponent palaces drawn per equity estimate",
+}
+
+register_bot(
+    "heuristic",
+    "palace_poker",
+    make_heuristic,
+    "battle equity from visible cards; attacks the weakest-looking opponent, calls and raises by "
+    "thresholds, buys with weak hands, keeps the soldiers of its best hand",
+    {name: Option(int if name in ("buy_below", "samples") else float, value, _HEURISTIC_HELP[name])
+     for name, value in DEFAULTS.items()},
+)
+
+register_bot(
+    "ismcts",
+    "palace_poker",
+    lambda game, player, seed, **options: PalaceISMCTSBot(game, player, seed, **options),
+    "information-set MCTS (solvers.ismcts) with Numba play-outs of the heuristic (or random) at every seat",
+    {
+        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)"),
+        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations"),
+        "uct_c": Option(float, DEFAULT_UCT_C, "UCB exploration constant, in units of the observed payoff spread"),
+        "rollout": Option(str, "heuristic", "play-out policy of every seat: heuristic or random"),
+        "rollouts": Option(int, 1, "play-outs averaged per leaf"),
+    },
+)

@@ -1,0 +1,231 @@
+"""ISMCTS for Palace Poker: the generic search (``solvers.ismcts``) with play-outs in Numba.
+
+The search is :class:`solvers.ismcts.ISMCTS` unchanged; this module supplies
+its leaf evaluator (the rollout protocol of ``solvers.ismcts``) from the
+Palace kernels and the defaults that suit the game:
+
+- ``heuristic`` play-outs (default): every seat plays the threshold heuristic
+  (``solvers.palace_poker.heuristic.play_heuristic``) on a copy of the
+  determinized state. Uniformly random play-outs fold about a third of the
+  time at every turn, so they value almost any position as "the others will
+  fold"; heuristic play-outs keep battles realistic.
+- ``random`` play-outs: ``envs.palace_poker.rollout.play_random``.
+
+Both draw chance outcomes uniformly from the pile with an xorshift generator
+seeded by the search, so the same seed gives the same returns.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import pyspiel
+
+from envs.hands import HAND_TABLE
+from envs.palace_poker import kernels as K
+from envs.palace_poker import layout as L
+from envs.palace_poker.game import PalacePokerState
+from envs.palace_poker.resample import MAX_TRIES, resample_history
+from envs.palace_poker.rollout import play_random
+from envs.palace_poker.xorshift import rng_state
+from solvers.ismcts import ISMCTS, SearchResult
+from solvers.palace_poker.heuristic import WORK_SIZE, heuristic_action, make_params, play_heuristic
+
+ROLLOUT_POLICIES = ("heuristic", "random")
+DEFAULT_ITERATIONS = 300
+DEFAULT_UCT_C = 0.5
+DEFAULT_ROLLOUT_SAMPLES = 12
+BELIEF_TRIES = 16
+
+
+@numba.njit(cache=True)
+def _rollout(state, cfg, params, heuristic, seed, legal, work, table, out):
+    rng = rng_state(seed)
+    if heuristic:
+        play_heuristic(state, cfg, params, rng, legal, work, table)
+    else:
+        play_random(state, cfg, rng, legal, table)
+    for p in range(out.shape[0]):
+        out[p] = state[L.S_PAYOUT + p] - state[L.S_CONTRIB + p]
+
+
+@numba.njit(cache=True)
+def model_disagreements(history, cfg, searcher, params, seed, table):
+    """Decisions of seats other than ``searcher`` along ``history`` that the heuristic would not make.
+
+    ``history`` (``int64``, ``(L,)``) is a full history from the initial
+    state; ``params`` the heuristic's thresholds; ``seed`` seeds its equity
+    draws. The count scores how well a dealing of hidden palaces explains
+    what the other seats did, if they play like the heuristic.
+    """
+    state = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    legal = np.empty(cfg[L.C_NUM_ACTIONS], dtype=np.int64)
+    work = np.empty(WORK_SIZE, dtype=np.int64)
+    rng = rng_state(seed)
+    K.init_state(state, cfg)
+    misses = 0
+    for i in range(history.shape[0]):
+        p = K.current_player(state)
+        if p >= 0 and p != searcher:
+            if heuristic_action(state, cfg, params, rng, table, legal, work) != history[i]:
+                misses += 1
+        K.apply_action(state, cfg, history[i], table)
+    return misses
+
+
+class PalaceRollout:
+    """Leaf evaluator ``evaluate(state, seed) -> returns`` for :class:`solvers.ismcts.ISMCTS`.
+
+    Plays a copy of the state's array to the end (the pyspiel state is not
+    changed) and returns a ``float64`` array of chips per seat.
+
+    Parameters
+    ----------
+    game : pyspiel.Game
+        A ``palace_poker`` game.
+    policy : {"heuristic", "random"}
+        Play-out policy of every seat.
+    params : ndarray, optional
+        Heuristic thresholds (``heuristic.make_params``); default: the
+        heuristic's defaults with ``DEFAULT_ROLLOUT_SAMPLES`` palace draws.
+    """
+
+    def __init__(self, game: pyspiel.Game, policy: str = "heuristic", params: np.ndarray | None = None):
+        if policy not in ROLLOUT_POLICIES:
+            raise ValueError(f"rollout policy {policy!r} is not one of {', '.join(ROLLOUT_POLICIES)}")
+        self.cfg = game.cfg
+        self.heuristic = policy == "heuristic"
+        self.params = make_params(samples=DEFAULT_ROLLOUT_SAMPLES) if params is None else params
+        self._legal = np.empty(max(int(self.cfg[L.C_NUM_ACTIONS]), L.NUM_CARDS), dtype=np.int64)
+        self._work = np.empty(WORK_SIZE, dtype=np.int64)
+        self._num_players = game.num_players()
+
+    def __call__(self, state, seed: int) -> np.ndarray:
+        out = np.zeros(self._num_players)
+        _rollout(state.state.copy(), self.cfg, self.params, self.heuristic, seed & (2**63 - 1),
+                 self._legal, self._work, HAND_TABLE, out)
+        return out
+
+
+class ModelledState(PalacePokerState):
+    """A Palace state for the search in which the other seats play the heuristic (an opponent model).
+
+    ``legal_actions()`` (what the search branches on) offers the other seats
+    only the heuristic's move, and the searching seat, in a discard phase,
+    only the heuristic's next discard; the rules themselves (``apply_action``)
+    are untouched. Without a model, every determinization gives the other
+    seats a fresh information set whose first move the search tries
+    uniformly at random, so it would expect a bet to be folded to a third of
+    the time. ``resample_from_infostate`` deals the hidden palaces with
+    ``envs.palace_poker.resample.resample_history`` (uniform over the deals
+    consistent with the searcher's information) up to ``BELIEF_TRIES`` times
+    and keeps the first deal under which the heuristic would have made every
+    move the other seats made (else the one with the fewest misses): a
+    rejection filter that makes the beliefs follow the same model. It
+    returns another ``ModelledState``.
+    """
+
+    def __init__(self, game: pyspiel.Game, searcher: int = 0, params: np.ndarray | None = None, seed: int = 0):
+        super().__init__(game)
+        self.searcher = searcher
+        self.params = make_params() if params is None else params
+        self.rng = rng_state(seed & (2**63 - 1))
+        self.legal_buf = np.empty(int(self.cfg[L.C_NUM_ACTIONS]), dtype=np.int64)
+        self.work = np.empty(WORK_SIZE, dtype=np.int64)
+
+    @classmethod
+    def from_history(cls, game, history, searcher: int, params: np.ndarray, seed: int) -> ModelledState:
+        """The state reached by ``history`` (action ids from the initial state)."""
+        state = cls(game, searcher, params, seed)
+        for action in history:
+            state.apply_action(int(action))
+        return state
+
+    def legal_actions(self, player=None):
+        p = self.current_player()
+        if p < 0 or (p == self.searcher and self.state[L.S_PHASE] != L.PH_DISCARD):
+            return super().legal_actions() if player is None else super().legal_actions(player)
+        return [int(heuristic_action(self.state, self.cfg, self.params, self.rng, HAND_TABLE,
+                                     self.legal_buf, self.work))]
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        seed = int(probability_sampler() * 2**31) << 31 | int(probability_sampler() * 2**31)
+        history = np.asarray(self.history(), dtype=np.int64)
+        out = np.empty_like(history)
+        best, best_misses = None, -1
+        for k in range(BELIEF_TRIES):
+            if resample_history(history, self.cfg, player_id, seed + k, MAX_TRIES, out, HAND_TABLE) < 0:
+                raise RuntimeError(f"no palace deal consistent with seat {player_id}'s information found in "
+                                   f"{MAX_TRIES} tries")
+            misses = model_disagreements(out, self.cfg, player_id, self.params, seed + k, HAND_TABLE)
+            if best is None or misses < best_misses:
+                best, best_misses = out.copy(), misses
+            if misses == 0:
+                break
+        return ModelledState.from_history(self.get_game(), best, self.searcher, self.params, seed)
+
+
+class PalaceISMCTSBot(pyspiel.Bot):
+    """Plays the most visited root action of a fresh ISMCTS search with Palace play-outs.
+
+    Parameters
+    ----------
+    game : pyspiel.Game
+        A ``palace_poker`` game.
+    player, seed : int
+        Seat, and seed of the search's generator (same seed and iterations, same play).
+    iterations : int
+        Iterations per move (>= 1), used when ``seconds`` is 0.
+    seconds : float
+        Wall-clock budget per move, or 0 to use ``iterations``.
+    uct_c : float
+        Exploration constant in units of the observed payoff spread.
+    rollout : {"heuristic", "random"}
+        Play-out policy.
+    rollouts : int
+        Play-outs averaged per leaf.
+    """
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int = DEFAULT_ITERATIONS,
+                 seconds: float = 0.0, uct_c: float = DEFAULT_UCT_C, rollout: str = "heuristic",
+                 rollouts: int = 1):
+        pyspiel.Bot.__init__(self)
+        if game.get_type().short_name != "palace_poker":
+            raise ValueError(f"this ISMCTS plays palace_poker, not {game.get_type().short_name}")
+        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+            raise ValueError(f"ismcts option 'iterations' must be >= 1, got {iterations!r}")
+        if not 0 <= seconds < math.inf:
+            raise ValueError(f"ismcts option 'seconds' must be >= 0 (0: use iterations), got {seconds!r}")
+        self._search = ISMCTS(game, uct_c=uct_c, evaluator=PalaceRollout(game, rollout), rollouts=rollouts)
+        self._model = make_params()
+        self._player = player
+        self._rng = np.random.default_rng(seed)
+        self._budget = {"seconds": float(seconds)} if seconds > 0 else {"iterations": iterations}
+        self.last_search: SearchResult | None = None
+
+    def player_id(self) -> int:
+        return self._player
+
+    def restart_at(self, state) -> None:
+        """Nothing to reset: every move is searched from scratch."""
+
+    def provides_policy(self) -> bool:
+        return True
+
+    def step_with_policy(self, state) -> tuple[list[tuple[int, float]], int]:
+        """Root visit fractions and the most visited action (no search with one legal action)."""
+        if state.current_player() != self._player:
+            raise ValueError(f"the ismcts bot plays seat {self._player}, but seat {state.current_player()} is to act")
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return [(legal[0], 1.0)], legal[0]
+        root = ModelledState.from_history(state.get_game(), state.history(), self._player, self._model,
+                                          int(self._rng.integers(2**62)))
+        self.last_search = self._search.search(root, self._rng, **self._budget)
+        return self.last_search.policy(), self.last_search.best_action()
+
+    def step(self, state) -> int:
+        return self.step_with_policy(state)[1]
+
