@@ -10,6 +10,7 @@ AGENT_MODULES = (
     "solvers.poker_squares.agents",
     "solvers.search.ismcts_bot",
     "solvers.poke.agents",
+    "solvers.palace_poker.agents",
 )
 
 for _module in AGENT_MODULES:

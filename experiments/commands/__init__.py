@@ -13,4 +13,5 @@ COMMAND_MODULES = (
     "experiments.commands.cfr",
     "experiments.commands.dice",
     "experiments.commands.poke",
+    "experiments.commands.palace",
 )
