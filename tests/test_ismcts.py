@@ -265,6 +265,31 @@ def test_random_rollout_is_seeded_and_samples_uniformly():
     assert sample_outcome(outcomes, 0.2) == 4 and sample_outcome(outcomes, 0.3) == 7
 
 
+def test_averaged_play_outs_clone_all_but_the_last_and_return_the_mean():
+    state = _state(LEDUC, [0, 3])
+    seen = []
+
+    def recorder(leaf, seed):
+        seen.append((leaf, seed))
+        return [float(len(seen)), -float(len(seen))]
+
+    returns = make_evaluator(LEDUC, recorder, rollouts=3)(state, 10)
+    assert np.allclose(returns, [2.0, -2.0])
+    assert [leaf is state for leaf, _ in seen] == [False, False, True]
+    assert len({seed for _, seed in seen}) == 3 and seen[0][1] == 10
+
+
+def test_random_rollout_decisions_are_uniform_over_legal_actions():
+    state = _state(LEDUC, [0, 3, 1, 2])  # check, raise: fold, call and raise are legal
+    assert state.legal_actions() == [0, 1, 2]
+    first = np.zeros(3)
+    for seed in range(3000):
+        work = state.clone()
+        random_rollout(work, seed)
+        first[work.history()[4]] += 1
+    assert np.all(np.abs(first / 3000 - 1 / 3) < 0.03), first
+
+
 # --- errors ---------------------------------------------------------------------------------
 
 

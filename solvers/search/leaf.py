@@ -34,6 +34,14 @@ _SEED_STEP = 0x9E3779B97F4A7C15
 _SEED_MASK = (1 << 63) - 1
 
 
+def _scramble(seed: int) -> int:
+    """splitmix64's output function: nearby seeds (0, 1, 2, ...) start unrelated LCG streams."""
+    z = (seed + _SEED_STEP) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
 def sample_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:
     """The chance outcome at cumulative probability ``u`` in [0, 1) of ``[(action, prob), ...]``."""
     for action, prob in outcomes:
@@ -47,11 +55,12 @@ def random_rollout(state: pyspiel.State, seed: int) -> list[float]:
     """Play ``state`` to the end in place, uniformly at random, and return its returns.
 
     Decisions are uniform over ``legal_actions()``; chance outcomes follow
-    ``chance_outcomes()``. The draws come from a 64-bit LCG seeded by ``seed``
-    (its high bits: an action index is ``(x >> 32) * n >> 32``, a chance
-    uniform ``(x >> 11) / 2**53``), so the same seed gives the same play-out.
+    ``chance_outcomes()``. The draws come from a 64-bit LCG started at the
+    splitmix64 scramble of ``seed`` (its high bits: an action index is
+    ``(x >> 32) * n >> 32``, a chance uniform ``(x >> 11) / 2**53``), so the
+    same seed gives the same play-out.
     """
-    x = seed & _MASK64
+    x = _scramble(seed & _MASK64)
     while True:
         player = state.current_player()
         x = (x * _LCG_MUL + _LCG_ADD) & _MASK64
