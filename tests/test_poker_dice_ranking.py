@@ -7,7 +7,7 @@ import pytest
 import envs.poker_dice.game  # noqa: F401  (registers poker_dice)
 from envs import dice
 from envs.poker_dice import kernels as K
-from solvers.poker_dice.ranking import seat_turn, solve_ranking
+from solvers.poker_dice.ranking import seat_policy, seat_turn, solve_ranking
 
 
 def _contains(big, small):
@@ -61,7 +61,7 @@ def test_two_seat_shares_match_simulated_games_with_the_solved_policies():
     solved = solve_ranking(2)
     W = solved["leader_share"]
     rank = dice.ROLL_RANK + 1
-    policies = {0: seat_turn(W[1][rank, 1])[1:3]}
+    policies = {0: seat_policy(W, 2, None, 0)}
     game = pyspiel.load_game("poker_dice(variant=ranking,players=2)")
     rng = np.random.default_rng(2)
     games = 20_000
@@ -79,8 +79,11 @@ def test_two_seat_shares_match_simulated_games_with_the_solved_policies():
             else:
                 b = int(rank[st[K.S_PLAYERS + K.F_HAND]])
                 if b not in policies:
-                    u = np.where(rank > b, 1.0, np.where(rank == b, 0.5, 0.0))
-                    policies[b] = seat_turn(u)[1:3]
+                    policies[b] = seat_policy(W, 1, int(st[K.S_PLAYERS + K.F_HAND]), 1)
+                    if len(policies) == 2:  # the last seat: win 1, tie 1/2, lose 0
+                        u = np.where(rank > b, 1.0, np.where(rank == b, 0.5, 0.0))
+                        assert all(np.array_equal(x, y)
+                                   for x, y in zip(policies[b], seat_turn(u)[1:3]))
                 first, second = policies[b]
             roll = st[K.S_ROLL]
             keep = first[roll] if st[K.S_ROLLS] == 1 else second[st[K.S_FROZEN], roll]

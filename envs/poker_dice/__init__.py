@@ -1,1 +1,1 @@
-"""Poker dice: scorecard variants as data and their scoring kernels."""
+"""Poker dice: scorecard variants as data, scoring and turn kernels, the pyspiel game."""

@@ -205,14 +205,15 @@ def solve_ranking(players: int) -> dict:
     scratch = _Scratch()
     for m in range(1, players + 1):
         seated = players - m  # hands already final when m seats remain
-        for b in range(ranks):
-            for t in range(0 if b == 0 else 1, (0 if b == 0 else seated) + 1):
-                if (b == 0) != (seated == 0):
-                    continue
-                mover, leader = _hand_values(W[m - 1], b, t)
-                mover_value[m, b, t] = scratch.turn(mover)
-                W[m, b, t] = scratch.dist @ leader
-                dists[m, b, t] = scratch.dist.copy()
+        if seated == 0:
+            cases = [(0, 0)]
+        else:
+            cases = [(b, t) for b in range(1, ranks) for t in range(1, seated + 1)]
+        for b, t in cases:
+            mover, leader = _hand_values(W[m - 1], b, t)
+            mover_value[m, b, t] = scratch.turn(mover)
+            W[m, b, t] = scratch.dist @ leader
+            dists[m, b, t] = scratch.dist.copy()
     # Forward: the distribution of (best so far, ties) before each seat.
     state = {(0, 0): 1.0}
     shares = []
@@ -229,3 +230,18 @@ def solve_ranking(players: int) -> dict:
         state = after
     return {"players": players, "win_share": [float(x) for x in shares],
             "seconds": time.perf_counter() - start, "leader_share": W}
+
+
+def seat_policy(leader_share: np.ndarray, seats_left: int, best_roll: int | None, ties: int):
+    """Optimal ``(first, second)`` keeps (as in :func:`seat_turn`) of the seat to move when
+    ``seats_left`` seats (itself included) remain, the best hand so far is roll id
+    ``best_roll`` (None before any hand) held by ``ties`` players; ``leader_share`` is
+    ``solve_ranking(n)["leader_share"]``."""
+    if not 1 <= seats_left < leader_share.shape[0]:
+        raise ValueError(f"seats_left {seats_left} is not in 1..{leader_share.shape[0] - 1}")
+    b = 0 if best_roll is None else int(dice.ROLL_RANK[best_roll]) + 1
+    if (b == 0) != (ties == 0) or ties > leader_share.shape[0] - 1 - seats_left:
+        raise ValueError(f"ties {ties} does not fit best_roll {best_roll} with {seats_left} left")
+    mover, _ = _hand_values(leader_share[seats_left - 1], b, ties)
+    _, first, second, _ = seat_turn(mover)
+    return first, second
