@@ -116,6 +116,11 @@ from solvers.search.leaf import (  # noqa: F401  (re-exported: the protocol's bu
     state_rollout,
 )
 
+# Measured on leduc_poker, 1,000 iterations per move, 1,000 hands per pair with seats
+# alternating, chips per hand for c against c = 1 (95% CI): c = 4: -0.85 (-1.20 .. -0.50);
+# c = 2: -0.35 (-0.67 .. -0.03); c = 0.5: +0.16 (-0.11 .. +0.43); c = 0.25: +0.20 (-0.06 .. +0.46).
+# Against uniform random play larger c scores more (200 iterations, 400 hands: c = 0.5: +1.55,
+# c = 1: +1.90, c = 2: +2.24), so 1 is kept as the compromise.
 DEFAULT_UCT_C = 1.0
 _SEED_BOUND = 1 << 63
 
