@@ -54,9 +54,14 @@ class BotSpec:
     factory: Callable[..., pyspiel.Bot]
     description: str
     options: dict[str, Option] = field(default_factory=dict)
+    supports: Callable[[pyspiel.Game], str | None] | None = None
 
     def plays(self, game_name: str) -> bool:
         return ANY_GAME in self.games or game_name in self.games
+
+    def refusal(self, game: pyspiel.Game) -> str | None:
+        """Why this agent cannot play this variant of the game, or None if it can."""
+        return None if self.supports is None else self.supports(game)
 
 
 _REGISTRY: dict[str, list[BotSpec]] = {}
@@ -68,10 +73,16 @@ def register_bot(
     factory: Callable[..., pyspiel.Bot],
     description: str,
     options: dict[str, Option] | None = None,
+    supports: Callable[[pyspiel.Game], str | None] | None = None,
 ) -> None:
-    """Register an agent under ``name`` for ``games`` (short names, or ``"*"``)."""
+    """Register an agent under ``name`` for ``games`` (short names, or ``"*"``).
+
+    ``supports(game)`` returns why the agent cannot play that variant (e.g. a
+    policy solved for one deck size), or None when it can; agents that cannot
+    play a variant are not listed for it.
+    """
     games = (games,) if isinstance(games, str) else tuple(games)
-    spec = BotSpec(name, games, factory, description, dict(options or {}))
+    spec = BotSpec(name, games, factory, description, dict(options or {}), supports)
     specs = _REGISTRY.setdefault(name, [])
     clash = [s for s in specs if set(s.games) & set(games)]
     if clash:
@@ -84,8 +95,7 @@ def _game_name(game: pyspiel.Game) -> str:
     return game.get_type().short_name
 
 
-def bot_specs(game: pyspiel.Game) -> dict[str, BotSpec]:
-    """The agents that play ``game``, by name."""
+def _specs_for_game(game: pyspiel.Game) -> dict[str, BotSpec]:
     import envs  # noqa: F401  (agent modules register when the toolkit's games load)
     import solvers.agents  # noqa: F401  (registers every agent of the toolkit)
 
@@ -97,6 +107,11 @@ def bot_specs(game: pyspiel.Game) -> dict[str, BotSpec]:
                 found[bot_name] = spec
                 break
     return found
+
+
+def bot_specs(game: pyspiel.Game) -> dict[str, BotSpec]:
+    """The agents that play ``game`` (this variant, with its parameters), by name."""
+    return {name: spec for name, spec in _specs_for_game(game).items() if spec.refusal(game) is None}
 
 
 def bot_names(game: pyspiel.Game) -> list[str]:
@@ -131,12 +146,14 @@ def make_bot(game: pyspiel.Game, name: str, player: int = 0, seed: int = 0, **op
     **options
         The agent's options; unknown ones raise ValueError listing the valid ones.
     """
-    specs = bot_specs(game)
+    specs = _specs_for_game(game)
     if name not in specs:
-        raise ValueError(
-            f"unknown agent {name!r} for {_game_name(game)}; available: {', '.join(specs) or 'none'}"
-        )
+        available = ", ".join(bot_specs(game)) or "none"
+        raise ValueError(f"unknown agent {name!r} for {_game_name(game)}; available: {available}")
     spec = specs[name]
+    reason = spec.refusal(game)
+    if reason is not None:
+        raise ValueError(f"agent {name!r} cannot play {game}: {reason}")
     unknown = sorted(set(options) - set(spec.options))
     if unknown:
         valid = ", ".join(spec.options) or "none"

@@ -92,3 +92,18 @@ def test_required_options_are_named_when_missing():
     with pytest.raises(ValueError, match="agent 'cfr-policy' needs option 'path'"):
         make_bot(KUHN, "cfr-policy")
     assert "path (str, required)" in describe_bots(KUHN)
+
+
+def test_agents_that_cannot_play_a_variant_are_not_listed_and_say_why():
+    register_bot(
+        "two_seats_only_test",
+        "kuhn_poker",
+        lambda game, player, seed: UniformRandomBot(player, seed),
+        "plays two-player Kuhn only (test agent)",
+        supports=lambda game: None if game.num_players() == 2 else "solved for two players only",
+    )
+    three = pyspiel.load_game("kuhn_poker(players=3)")
+    assert "two_seats_only_test" in bot_names(KUHN)
+    assert "two_seats_only_test" not in bot_names(three)
+    with pytest.raises(ValueError, match="cannot play kuhn_poker\\(players=3\\): solved for two players only"):
+        make_bot(three, "two_seats_only_test")
