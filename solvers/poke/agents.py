@@ -3,7 +3,10 @@
 - ``heuristic``: draw to the best hand, draw/double by category thresholds,
   simple trick play (``solvers.poke.heuristic``);
 - ``cfr``: exact CFR+ policy of the small-deck deal (``solvers.poke.policies``);
-- ``mccfr``: abstracted external-sampling MCCFR draw policy for the full deck.
+- ``mccfr``: abstracted external-sampling MCCFR draw policy for the full deck;
+- ``ismcts``: the generic ISMCTS (``solvers.ismcts``) over the current deal with
+  compiled heuristic play-outs (``solvers.poke.search``); it takes the place of
+  the generic ``ismcts`` agent for Poke.
 """
 
 from __future__ import annotations
@@ -12,6 +15,9 @@ from solvers.bots import Option, register_bot
 from solvers.poke.bots import make_heuristic
 from solvers.poke.heuristic import DEFAULT_PARAMS, PARAM_NAMES
 from solvers.poke.policies import DEFAULT_TRICK_VALUE, make_cfr_bot, make_mccfr_bot
+from solvers.poke.search import (
+    DEFAULT_ITERATIONS, DEFAULT_ROLLOUTS, DEFAULT_UCT_C, OPPONENT_MODELS, PLAYOUTS, make_ismcts_bot,
+)
 
 _THRESHOLD_HELP = {
     "double_below": "non-dealer's first draw (doubles) when the hand's category is below this (0 high card .. 9)",
@@ -43,4 +49,21 @@ register_bot(
     make_mccfr_bot,
     "external-sampling MCCFR draw policy over abstract hand buckets (full deck), heuristic trick play",
     {"path": Option(str, "", "policy file from 'gamut poke train --algo mccfr' (default: results/poke/mccfr_draw.npz)")},
+)
+
+register_bot(
+    "ismcts",
+    "poke",
+    make_ismcts_bot,
+    "ISMCTS over the current deal (solvers.ismcts) with compiled heuristic play-outs; deal valued above the "
+    "line plus trick_value per point below",
+    {
+        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move"),
+        "uct_c": Option(float, DEFAULT_UCT_C, "UCB exploration constant, in units of the observed payoff spread"),
+        "trick_value": Option(float, DEFAULT_TRICK_VALUE, "above-the-line value of a below-the-line point"),
+        "playout": Option(str, PLAYOUTS[0], f"play-out policy: {', '.join(PLAYOUTS)}"),
+        "opponent": Option(str, OPPONENT_MODELS[0], "opponent inside the search: heuristic (a model) or search "
+                                                    "(its own nodes)"),
+        "rollouts": Option(int, DEFAULT_ROLLOUTS, "compiled play-outs averaged per leaf"),
+    },
 )

@@ -30,12 +30,15 @@ from envs.poke import kernels as K
 from envs.poke.resample import resample
 from solvers.ismcts import ISMCTS
 from solvers.poke.bots import require_poke
-from solvers.poke.heuristic import DEFAULT_PARAMS, heuristic_action
+from solvers.poke.heuristic import DEFAULT_PARAMS, _lowest_cards, discard_cards, heuristic_action
 from solvers.poke.match import _splitmix
-from solvers.poke.policies import DEFAULT_TRICK_VALUE, current_deal, deal_game_for
+from solvers.poke.policies import current_deal, deal_game_for
 from solvers.poke.walker import information_key
 
 PLAYOUTS = ("heuristic", "random")
+DEFAULT_ITERATIONS = 200
+DEFAULT_UCT_C = 0.3  # in units of the observed payoff spread
+DEFAULT_ROLLOUTS = 4
 
 
 @numba.njit(cache=True)
@@ -62,19 +65,90 @@ def _play_out(state, cfg, params, use_heuristic, seed, buf):
             K.apply_action(state, cfg, buf[_random_below(x, n)])
 
 
+@numba.njit(cache=True)
+def _mean_play_out(state, cfg, params, use_heuristic, seed, trick_value, count, out):
+    # Mean returns of `count` play-outs of copies of `state`, seeds spread by splitmix64.
+    work = np.empty_like(state)
+    buf = np.empty(64, dtype=np.int64)
+    one = np.zeros(2)
+    out[0] = 0.0
+    out[1] = 0.0
+    x = np.uint64(seed)
+    for _ in range(count):
+        x = _splitmix(x)
+        work[:] = state
+        _play_out(work, cfg, params, use_heuristic, x, buf)
+        K.returns(work, cfg, trick_value, one)
+        out[0] += one[0] / count
+        out[1] += one[1] / count
+
+
 def play_out_returns(state_array: np.ndarray, cfg: np.ndarray, trick_value: float, seed: int,
-                     playout: str = "heuristic") -> np.ndarray:
-    """Returns (``float64``, ``(2,)``) at the end of a play-out of a copy of a one-deal state array."""
+                     playout: str = "heuristic", count: int = 1) -> np.ndarray:
+    """Mean returns (``float64``, ``(2,)``) of ``count`` play-outs of copies of a one-deal state array."""
     if cfg[K.C_MODE] != K.MODE_DEAL:
         raise ValueError("play-outs value one deal: cfg must be of a mode=deal game")
     if playout not in PLAYOUTS:
         raise ValueError(f"unknown play-out {playout!r}; choose one of {', '.join(PLAYOUTS)}")
-    work = state_array.copy()
-    _play_out(work, cfg, np.array(DEFAULT_PARAMS, dtype=np.int64), playout == "heuristic",
-              np.uint64(seed), np.empty(64, dtype=np.int64))
+    if count < 1:
+        raise ValueError(f"count must be >= 1, got {count}")
     out = np.zeros(2)
-    K.returns(work, cfg, trick_value, out)
+    _mean_play_out(state_array, cfg, np.array(DEFAULT_PARAMS, dtype=np.int64), playout == "heuristic",
+                   np.uint64(seed), float(trick_value), count, out)
     return out
+
+
+@numba.njit(cache=True)
+def _add_cards(hand, cards, base, out, n):
+    # Append the action for `cards` unless already listed; returns the new count.
+    action = base + K.cards_to_slots(hand, cards)
+    for i in range(n):
+        if out[i] == action:
+            return n
+    out[n] = action
+    return n + 1
+
+
+@numba.njit(cache=True)
+def candidate_actions(state, cfg, out):
+    """The searcher's candidate actions at a decision of ``state``, sorted, in ``out`` (``int64``, ``(64,)``).
+
+    Returns how many. Draws: stand, or for each count ``k`` the keep rule's
+    ``k`` discards (``heuristic.discard_cards``) or the ``k`` lowest cards.
+    Leads: every legal lead. Replies: the cheapest beating play of each rank
+    that beats, and the lowest cards as a throw-off. Suits never matter in
+    tricks, so replies of one rank differ only in name; every candidate is a
+    legal action, and the heuristic's choice is always among them.
+    """
+    phase = state[K.S_PHASE]
+    p = K.current_player(state)
+    n = 0
+    if phase == K.PH_DRAW:
+        hand = state[K.S_HAND + p]
+        out[0] = K.STAND
+        n = 1
+        limit = min(cfg[K.C_MAX_DRAW], K.popcount(K.stock_mask(state, cfg)))
+        for k in range(1, limit + 1):
+            kept = discard_cards(hand, k)
+            if kept:
+                n = _add_cards(hand, kept, 0, out, n)
+            n = _add_cards(hand, _lowest_cards(hand, k), 0, out, n)
+    else:
+        lead = state[K.S_LEAD + state[K.S_TRICK]]
+        if lead == 0:
+            return K.legal_actions(state, cfg, out)
+        hand = state[K.S_HAND + p]
+        free = hand & ~state[K.S_PLAYED + p]
+        base = np.int64(1) << cfg[K.C_HAND_SIZE]
+        size = K.popcount(lead)
+        lead_rank = K.lowest_card(lead) >> 2
+        for r in range(lead_rank + 1, 13):
+            same = free & (np.int64(15) << (4 * r))
+            if K.popcount(same) >= size:
+                n = _add_cards(hand, _lowest_cards(same, size), base, out, n)
+        n = _add_cards(hand, _lowest_cards(free, size), base, out, n)
+    out[:n].sort()
+    return n
 
 
 class _DealGame:
@@ -83,7 +157,10 @@ class _DealGame:
     def __init__(self, game: pyspiel.Game):
         self.cfg = game.cfg
         self.trick_value = game.trick_value
-        self.num_actions = game.num_distinct_actions()
+        self._string = str(game)
+
+    def __str__(self) -> str:
+        return self._string
 
     def new_initial_state(self) -> "DealState":
         state = np.empty(K.STATE_SIZE, dtype=np.int64)
@@ -94,23 +171,37 @@ class _DealGame:
 class DealState:
     """One deal of Poke for the search: the kernel array, its history, and the pyspiel methods ISMCTS calls.
 
+    ``legal_actions`` are the ``candidate_actions`` (a sensible subset of
+    the legal ones, so a few hundred iterations can compare them), and
     ``information_state_string`` returns ``information_key`` (bytes), which
     the search only uses as a dictionary key. Actions are applied unchecked:
     the search applies only actions it took from ``legal_actions`` and
     ``chance_outcomes``.
+
+    With an opponent model (``modelled`` = a seat), that seat's decisions
+    are part of the dynamics: right after every applied action, the modelled
+    seat plays the heuristic (``params``) until someone else is to move, so
+    the search tree holds only the searcher's information sets.
+    Determinizations (``resample_from_infostate``) keep the model.
     """
 
-    def __init__(self, game: _DealGame, state: np.ndarray, history: list):
+    def __init__(self, game: _DealGame, state: np.ndarray, history: list, modelled: int = -1,
+                 params: np.ndarray | None = None):
         self._game = game
         self.cfg = game.cfg
         self.trick_value = game.trick_value
         self.state = state
         self._history = history
+        self._modelled = modelled
+        self._params = params
 
     @classmethod
-    def of(cls, pyspiel_state) -> "DealState":
-        """The stand-in of a one-deal pyspiel Poke state."""
-        return cls(_DealGame(pyspiel_state.get_game()), pyspiel_state.state.copy(), pyspiel_state.history())
+    def of(cls, pyspiel_state, modelled: int = -1, params: np.ndarray | None = None) -> "DealState":
+        """The stand-in of a one-deal pyspiel Poke state (``modelled``: the heuristic's seat, -1 none)."""
+        if modelled >= 0 and params is None:
+            raise ValueError("an opponent model needs the heuristic's params")
+        return cls(_DealGame(pyspiel_state.get_game()), pyspiel_state.state.copy(), pyspiel_state.history(),
+                   modelled, params)
 
     def get_game(self) -> _DealGame:
         return self._game
@@ -126,7 +217,7 @@ class DealState:
 
     def legal_actions(self) -> list:
         buf = np.empty(64, dtype=np.int64)
-        return buf[:K.legal_actions(self.state, self.cfg, buf)].tolist()
+        return buf[:candidate_actions(self.state, self.cfg, buf)].tolist()
 
     def chance_outcomes(self) -> list:
         buf = np.empty(52, dtype=np.int64)
@@ -136,6 +227,10 @@ class DealState:
     def apply_action(self, action: int) -> None:
         K.apply_action(self.state, self.cfg, action)
         self._history.append(action)
+        while self._modelled >= 0 and K.current_player(self.state) == self._modelled:
+            model_action = int(heuristic_action(self.state, self.cfg, self._params))
+            K.apply_action(self.state, self.cfg, model_action)
+            self._history.append(model_action)
 
     def returns(self) -> list:
         out = np.zeros(2)
@@ -146,36 +241,61 @@ class DealState:
         return information_key(self.state, player)
 
     def clone(self) -> "DealState":
-        return DealState(self._game, self.state.copy(), list(self._history))
+        return DealState(self._game, self.state.copy(), list(self._history), self._modelled, self._params)
 
     def resample_from_infostate(self, player: int, probability_sampler) -> "DealState":
-        return resample(self, player, probability_sampler)
+        # The replay inside resample re-applies the recorded moves, so it runs without the model.
+        sample = resample(DealState(self._game, self.state, self._history), player, probability_sampler)
+        sample._modelled, sample._params = self._modelled, self._params
+        return sample
 
 
 class PokeRollout:
-    """Leaf evaluator ``evaluate(state, seed) -> returns`` for one-deal Poke states (the ISMCTS protocol)."""
+    """Leaf evaluator ``evaluate(state, seed) -> returns`` for one-deal Poke states (the ISMCTS protocol).
 
-    def __init__(self, playout: str = "heuristic"):
+    Averages ``count`` compiled play-outs (cheaper than the search's own
+    averaging, which clones the state per play-out).
+    """
+
+    def __init__(self, playout: str = "heuristic", count: int = 1):
         if playout not in PLAYOUTS:
             raise ValueError(f"unknown play-out {playout!r}; choose one of {', '.join(PLAYOUTS)}")
+        if count < 1:
+            raise ValueError(f"count must be >= 1, got {count}")
         self.playout = playout
+        self.count = count
 
     def __call__(self, state, seed: int) -> np.ndarray:
-        return play_out_returns(state.state, state.cfg, state.trick_value, seed, self.playout)
+        return play_out_returns(state.state, state.cfg, state.trick_value, seed, self.playout, self.count)
+
+
+OPPONENT_MODELS = ("heuristic", "search")
 
 
 class PokeISMCTSBot(pyspiel.Bot):
-    """Searches each decision of any Poke mode with ISMCTS over the current deal."""
+    """Searches each decision of any Poke mode with ISMCTS over the current deal.
+
+    ``opponent="heuristic"`` models the opponent as the default heuristic
+    inside the search (the tree holds only the bot's own information sets,
+    which recur across determinizations); ``"search"`` gives the opponent its
+    own nodes, as the generic search does. In a 52-card deal the opponent's
+    information sets almost never recur between determinizations, so there
+    its first move below the root is close to uniformly random.
+    """
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int, uct_c: float,
-                 trick_value: float, playout: str):
+                 trick_value: float, playout: str, opponent: str = OPPONENT_MODELS[0], rollouts: int = 1):
         pyspiel.Bot.__init__(self)
         require_poke(game)
         if iterations < 1:
             raise ValueError(f"iterations must be >= 1, got {iterations}")
+        if opponent not in OPPONENT_MODELS:
+            raise ValueError(f"unknown opponent model {opponent!r}; choose one of {', '.join(OPPONENT_MODELS)}")
         self._player = player
+        self._model = opponent == "heuristic"
+        self._params = np.array(DEFAULT_PARAMS, dtype=np.int64)
         self._deal_game = deal_game_for(game, trick_value)
-        self._search = ISMCTS(self._deal_game, uct_c=uct_c, evaluator=PokeRollout(playout))
+        self._search = ISMCTS(self._deal_game, uct_c=uct_c, evaluator=PokeRollout(playout, rollouts))
         self._iterations = iterations
         self._rng = np.random.default_rng(seed)
 
@@ -195,16 +315,14 @@ class PokeISMCTSBot(pyspiel.Bot):
         deal, seat = current_deal(self._deal_game, state, self._player)
         if deal.current_player() != seat:
             raise ValueError("the bot was asked to move for another seat")
-        result = self._search.search(DealState.of(deal), self._rng, iterations=self._iterations)
+        modelled = 1 - seat if self._model else -1
+        result = self._search.search(DealState.of(deal, modelled, self._params), self._rng,
+                                     iterations=self._iterations)
         return int(result.best_action())
 
 
 def make_ismcts_bot(game, player: int, seed: int, iterations: int, uct_c: float, trick_value: float,
-                    playout: str) -> PokeISMCTSBot:
+                    playout: str, opponent: str, rollouts: int) -> PokeISMCTSBot:
     """Registry factory of the Poke ``ismcts`` agent."""
-    return PokeISMCTSBot(game, player, seed, iterations, uct_c, trick_value, playout)
+    return PokeISMCTSBot(game, player, seed, iterations, uct_c, trick_value, playout, opponent, rollouts)
 
-
-DEFAULT_ITERATIONS = 400
-__all__ = ["DEFAULT_ITERATIONS", "DEFAULT_TRICK_VALUE", "PokeISMCTSBot", "PokeRollout", "make_ismcts_bot",
-           "play_out_returns"]
