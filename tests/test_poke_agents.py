@@ -210,3 +210,18 @@ def test_compact_keys_split_states_into_the_same_information_sets():
     strings.run(40)
     # Same sampling, same updates, in the same order: the two keyings merge exactly the same states.
     assert list(compact.tables.values()) == list(strings.tables.values())
+
+
+def test_cli_train_mccfr_checkpoints_and_resumes(tmp_path):
+    from solvers.cfr.policy_io import load_strategy
+
+    ck, out = str(tmp_path / "ck.npz"), str(tmp_path / "policy.npz")
+    code, _, err = _gamut("poke", "train", "--algo", "mccfr", "--iterations", "100", "--checkpoint", ck, "--out", out)
+    assert code == 0, err
+    code, stdout, err = _gamut("poke", "train", "--algo", "mccfr", "--iterations", "250", "--checkpoint", ck,
+                               "--resume", "--out", out, "--json")
+    assert code == 0, err
+    assert json.loads(stdout.splitlines()[-1])["iterations"] == 250
+    assert load_strategy(out).metadata["abstraction"] == "draw_key"
+    code, _, err = _gamut("poke", "train", "--algo", "mccfr", "--iterations", "10", "--resume", "--out", out)
+    assert code == 2 and "--resume needs --checkpoint" in err
