@@ -37,7 +37,7 @@ ROLLOUT_POLICIES = ("heuristic", "random")
 DEFAULT_ITERATIONS = 300
 DEFAULT_UCT_C = 0.5
 DEFAULT_ROLLOUT_SAMPLES = 12
-BELIEF_TRIES = 16
+BELIEF_TRIES = 10
 
 
 @numba.njit(cache=True)
@@ -52,13 +52,14 @@ def _rollout(state, cfg, params, heuristic, seed, legal, work, table, out):
 
 
 @numba.njit(cache=True)
-def model_disagreements(history, cfg, searcher, params, seed, table):
+def model_disagreements(history, cfg, searcher, params, seed, table, cap):
     """Decisions of seats other than ``searcher`` along ``history`` that the heuristic would not make.
 
     ``history`` (``int64``, ``(L,)``) is a full history from the initial
     state; ``params`` the heuristic's thresholds; ``seed`` seeds its equity
     draws. The count scores how well a dealing of hidden palaces explains
-    what the other seats did, if they play like the heuristic.
+    what the other seats did, if they play like the heuristic; counting
+    stops at ``cap`` (a count already no better than the best so far).
     """
     state = np.zeros(L.STATE_SIZE, dtype=np.int64)
     legal = np.empty(cfg[L.C_NUM_ACTIONS], dtype=np.int64)
@@ -71,8 +72,18 @@ def model_disagreements(history, cfg, searcher, params, seed, table):
         if p >= 0 and p != searcher:
             if heuristic_action(state, cfg, params, rng, table, legal, work) != history[i]:
                 misses += 1
+                if misses >= cap:
+                    return misses
         K.apply_action(state, cfg, history[i], table)
     return misses
+
+
+@numba.njit(cache=True)
+def replay(history, cfg, state, table):
+    """Fill ``state`` with the position reached by ``history`` from the initial state (legal, not checked)."""
+    K.init_state(state, cfg)
+    for i in range(history.shape[0]):
+        K.apply_action(state, cfg, history[i], table)
 
 
 class PalaceRollout:
@@ -124,7 +135,8 @@ class ModelledState(PalacePokerState):
     and keeps the first deal under which the heuristic would have made every
     move the other seats made (else the one with the fewest misses): a
     rejection filter that makes the beliefs follow the same model. It
-    returns another ``ModelledState``.
+    returns another ``ModelledState`` holding the position alone: its pyspiel
+    ``history()`` is empty, and its moves are counted from the search's root.
     """
 
     def __init__(self, game: pyspiel.Game, searcher: int = 0, params: np.ndarray | None = None, seed: int = 0):
@@ -134,14 +146,44 @@ class ModelledState(PalacePokerState):
         self.rng = rng_state(seed & (2**63 - 1))
         self.legal_buf = np.empty(int(self.cfg[L.C_NUM_ACTIONS]), dtype=np.int64)
         self.work = np.empty(WORK_SIZE, dtype=np.int64)
+        self.replaying = False
+        self.moves: list[int] = []
+        self.root_length = 0
 
     @classmethod
     def from_history(cls, game, history, searcher: int, params: np.ndarray, seed: int) -> ModelledState:
-        """The state reached by ``history`` (action ids from the initial state)."""
+        """The state reached by ``history``, a history the kernels have just replayed (not re-checked)."""
         state = cls(game, searcher, params, seed)
+        state.replaying = True
         for action in history:
             state.apply_action(int(action))
+        state.replaying = False
+        state.root_length = len(state.moves)
         return state
+
+    def information_state_string(self, player=None):
+        """Key of ``player``'s information set *within one search*: the moves since the root and
+        the palace cards ``player`` has seen (own palace, palaces shown at called battles).
+
+        Every determinization of a search shares the root's history, and every move after the
+        root is public in Palace Poker (decisions, and the cards bought); what a seat learns
+        besides is the palaces shown to it, ``state[S_KNOWN + player]``. So this key tells the
+        same information sets apart as the perfect-recall string, at a fraction of its cost.
+        """
+        if player is None:
+            player = self.current_player()
+        since_root = ",".join(map(str, self.moves[self.root_length:]))
+        return f"{since_root}|{int(self.state[L.S_KNOWN + player])}"
+
+    def _apply_action(self, action):
+        # A resampled history was replayed and matched by ``resample_history``
+        # already; checking each action again through Python lists would be
+        # most of the cost of a search iteration.
+        if self.replaying:
+            K.apply_action(self.state, self.cfg, int(action), HAND_TABLE)
+        else:
+            super()._apply_action(action)
+        self.moves.append(int(action))
 
     def legal_actions(self, player=None):
         p = self.current_player()
@@ -159,12 +201,17 @@ class ModelledState(PalacePokerState):
             if resample_history(history, self.cfg, player_id, seed + k, MAX_TRIES, out, HAND_TABLE) < 0:
                 raise RuntimeError(f"no palace deal consistent with seat {player_id}'s information found in "
                                    f"{MAX_TRIES} tries")
-            misses = model_disagreements(out, self.cfg, player_id, self.params, seed + k, HAND_TABLE)
+            cap = best_misses if best is not None else len(history) + 1
+            misses = model_disagreements(out, self.cfg, player_id, self.params, seed + k, HAND_TABLE, cap)
             if best is None or misses < best_misses:
                 best, best_misses = out.copy(), misses
             if misses == 0:
                 break
-        return ModelledState.from_history(self.get_game(), best, self.searcher, self.params, seed)
+        # The determinization only needs its position: the search reads the array, the moves
+        # since the root and the keys above, never the pyspiel history.
+        state = ModelledState(self.get_game(), self.searcher, self.params, seed)
+        replay(best, self.cfg, state.state, HAND_TABLE)
+        return state
 
 
 class PalaceISMCTSBot(pyspiel.Bot):
@@ -199,7 +246,7 @@ class PalaceISMCTSBot(pyspiel.Bot):
         if not 0 <= seconds < math.inf:
             raise ValueError(f"ismcts option 'seconds' must be >= 0 (0: use iterations), got {seconds!r}")
         self._search = ISMCTS(game, uct_c=uct_c, evaluator=PalaceRollout(game, rollout), rollouts=rollouts)
-        self._model = make_params()
+        self._model = make_params(samples=DEFAULT_ROLLOUT_SAMPLES)
         self._player = player
         self._rng = np.random.default_rng(seed)
         self._budget = {"seconds": float(seconds)} if seconds > 0 else {"iterations": iterations}

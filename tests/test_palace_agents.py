@@ -1,0 +1,385 @@
+"""Palace Poker agents: heuristic kernels against references, common deals, ISMCTS adapter, matches."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pyspiel
+import pytest
+
+import envs.palace_poker.game  # noqa: F401  (registers palace_poker)
+from envs import hands
+from envs.hands import HAND_TABLE
+from envs.palace_poker import kernels as K
+from envs.palace_poker import layout as L
+from envs.palace_poker import showdown
+from envs.palace_poker.xorshift import rng_state
+from solvers.bots import make_bot
+from solvers.palace_poker import heuristic as H
+from solvers.palace_poker import match as M
+from solvers.palace_poker import search as S
+
+_MASK64 = (1 << 64) - 1
+
+
+def random_position(game, rng, min_moves, max_moves):
+    """A pyspiel state after uniformly random moves (possibly terminal)."""
+    state = game.new_initial_state()
+    target = rng.integers(min_moves, max_moves + 1)
+    while not state.is_terminal() and len(state.history()) < target:
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+    return state
+
+
+def decision_positions(spec, count, seed):
+    game = pyspiel.load_game(spec)
+    rng = np.random.default_rng(seed)
+    found = []
+    while len(found) < count:
+        state = random_position(game, rng, 8, 80)
+        if not state.is_terminal() and not state.is_chance_node():
+            found.append(state)
+    return game, found
+
+
+# --- heuristic -----------------------------------------------------------------------------
+
+def test_make_params_defaults_and_errors():
+    params = H.make_params()
+    assert params.shape == (H.NUM_PARAMS,)
+    assert dict(zip(H.PARAM_NAMES, params)) == {k: float(v) for k, v in H.DEFAULTS.items()}
+    for bad in ({"attack": -0.1}, {"buy_below": 200}, {"samples": 0}, {"samples": 2.5}, {"colour": 1}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            H.make_params(**bad)
+
+
+def test_hand_level_examples():
+    pair_nines = hands.best_strengths(np.array([[28, 29, 0, 8, 48]]))[0]  # 9c 9d 2c 4c Ac
+    assert H.hand_level(pair_nines) == 16 + 9
+    assert H.hand_level(0) == 0
+
+
+def _random_battle_states(rng, count):
+    """Random positions of two seats (0 attacks 1) with every card placed at random, as arrays."""
+    states = np.zeros((count, L.STATE_SIZE), dtype=np.int64)
+    for i in range(count):
+        st = states[i]
+        K.init_state(st, CFG2)
+        deck = rng.permutation(L.NUM_CARDS)
+        suits = rng.permutation(4)
+        banners = [int(c) for c in deck if c & 3 == suits[0]][:1] + [int(c) for c in deck if c & 3 == suits[1]][:1]
+        rest = [int(c) for c in deck if c not in banners]
+        for q in range(2):
+            st[L.S_BANNER + q] = banners[q]
+            st[L.S_LOC + banners[q]] = L.LOC_BANNER + q
+        k = 0
+        for q in range(2):
+            for _ in range(3):
+                st[L.S_LOC + rest[k]] = L.LOC_PALACE + q
+                st[L.S_KNOWN + q] |= 1 << rest[k]
+                k += 1
+            for _ in range(rng.integers(0, 6)):
+                st[L.S_LOC + rest[k]] = L.LOC_SOLDIER + q
+                st[L.S_NSOLD + q] += 1
+                st[L.S_PUBLIC] |= 1 << rest[k]
+                k += 1
+        st[L.S_PHASE] = L.PH_TURN
+    return states
+
+
+CFG2 = L.make_config(2, 2, 4, False, 200, 3, 400)
+
+
+def test_battle_equity_with_shown_palace_matches_the_battle_rule():
+    # With the opponent's palace shown, equity is 1, 0.5 or 0 exactly as the
+    # rules kernel settles the battle (100,000 random positions).
+    rng = np.random.default_rng(11)
+    states = _random_battle_states(rng, 100_000)
+    work = np.empty(H.WORK_SIZE, dtype=np.int64)
+    gen = rng_state(1)
+    for st in states:
+        st[L.S_KNOWN + 0] |= showdown.palace_mask(st, 1)
+        winner = showdown.battle_winner(st, 0, 1, HAND_TABLE)
+        expected = {0: 1.0, 1: 0.0, -1: 0.5}[int(winner)]
+        assert H.battle_equity(st, 0, 1, 4, gen, HAND_TABLE, work) == expected
+
+
+def _exact_equity(st, p, o):
+    # Slow reference: every palace the opponent may hold, from the cards p has not seen.
+    known = int(st[L.S_PUBLIC]) | int(st[L.S_KNOWN + p])
+    pool = [c for c in range(52) if not (known >> c) & 1]
+    base = st.copy()
+    for c in range(52):
+        if base[L.S_LOC + c] == L.LOC_PALACE + o:
+            base[L.S_LOC + c] = L.LOC_DRAW
+    total = 0.0
+    combos = list(itertools.combinations(pool, 3))
+    for combo in combos:
+        trial = base.copy()
+        for c in combo:
+            trial[L.S_LOC + c] = L.LOC_PALACE + o
+        winner = showdown.battle_winner(trial, p, o, HAND_TABLE)
+        total += {p: 1.0, o: 0.0, -1: 0.5}[int(winner)]
+    return total / len(combos)
+
+
+def test_battle_equity_converges_to_the_exact_equity():
+    rng = np.random.default_rng(5)
+    work = np.empty(H.WORK_SIZE, dtype=np.int64)
+    for st in _random_battle_states(rng, 3):
+        exact = _exact_equity(st, 0, 1)
+        estimate = H.battle_equity(st, 0, 1, 20_000, rng_state(3), HAND_TABLE, work)
+        assert abs(estimate - exact) < 0.015  # 4 standard errors of 20,000 draws at most
+
+
+@pytest.mark.parametrize("spec", ["palace_poker()", "palace_poker(players=4)",
+                                  "palace_poker(players=6,betting=no_limit)"])
+def test_heuristic_moves_are_legal_and_seeded(spec):
+    game, states = decision_positions(spec, 300, 2)
+    for state in states:
+        player = state.current_player()
+        a = make_bot(game, "heuristic", player, 7).step(state)
+        assert a in state.legal_actions()
+        assert make_bot(game, "heuristic", player, 7).step(state) == a
+
+
+def _play_discards(state, bot):
+    while not state.is_terminal() and state.state[L.S_PHASE] == L.PH_DISCARD:
+        state.apply_action(bot.step(state))
+
+
+def test_discards_keep_the_best_hand_and_at_most_five_soldiers():
+    # Reference: the strength of all the seat's cards before discarding (the best
+    # five never need more than five soldiers, so keeping it is always possible).
+    game = pyspiel.load_game("palace_poker(players=4)")
+    rng = np.random.default_rng(3)
+    checked = 0
+    while checked < 150:
+        state = random_position(game, rng, 10, 120)
+        if state.is_terminal() or state.state[L.S_PHASE] != L.PH_DISCARD or state.state[L.S_DISC_COUNT]:
+            continue
+        p = state.current_player()
+        cards = np.empty(H.MAX_HELD, dtype=np.int64)
+        before = hands.best_strength(cards, showdown.player_cards(state.state, p, cards), -1, HAND_TABLE)
+        paid = state.state[L.S_DISC_KIND] == L.DK_PAID
+        _play_discards(state, make_bot(game, "heuristic", p, 0))
+        if state.is_terminal():
+            continue
+        assert state.state[L.S_NSOLD + p] <= L.MAX_SOLDIERS
+        after = hands.best_strength(cards, showdown.player_cards(state.state, p, cards), -1, HAND_TABLE)
+        if not paid:
+            assert after == before
+        checked += 1
+
+
+def test_heuristic_attacks_the_opponent_it_beats_most_often():
+    game = pyspiel.load_game("palace_poker(players=3)")
+    rng = np.random.default_rng(9)
+    seen = 0
+    while seen < 40:
+        state = random_position(game, rng, 10, 60)
+        st = state.state
+        if state.is_terminal() or st[L.S_PHASE] != L.PH_TURN or showdown.popcount(st[L.S_IN]) != 3:
+            continue
+        p = state.current_player()
+        action = make_bot(game, "heuristic", p, 1, samples=4000).step(state)
+        if action < game.cfg[L.C_BET_BASE]:
+            continue
+        target, _ = K.bet_target_level(game.cfg, action)
+        work = np.empty(H.WORK_SIZE, dtype=np.int64)
+        others = [t for t in range(3) if t not in (p, target) and (st[L.S_IN] >> t) & 1
+                  and showdown.banner_suit(st, t) != showdown.banner_suit(st, p)]
+        mine = H.battle_equity(st, p, target, 4000, rng_state(2), HAND_TABLE, work)
+        for t in others:
+            assert mine >= H.battle_equity(st, p, t, 4000, rng_state(2), HAND_TABLE, work) - 0.05
+        seen += 1
+
+
+# --- common random deals --------------------------------------------------------------------
+
+def _splitmix_ref(x):
+    z = (x + 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def test_card_key_matches_a_python_splitmix():
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        seed, deal, epoch, card = (int(rng.integers(2**62)), int(rng.integers(10**6)), int(rng.integers(5)),
+                                   int(rng.integers(52)))
+        base = _splitmix_ref(seed ^ _splitmix_ref(deal ^ _splitmix_ref(epoch)))
+        assert int(M.card_key(seed, deal, epoch, card)) == _splitmix_ref(base ^ card)
+
+
+def test_common_chance_deals_the_smallest_key_of_the_pile_and_counts_epochs():
+    game = pyspiel.load_game("palace_poker(players=4)")
+    rng = np.random.default_rng(4)
+    for deal in range(60):
+        state = game.new_initial_state()
+        track = M.new_track()
+        epoch, last = 0, 52
+        while not state.is_terminal():
+            if state.is_chance_node():
+                pile = [c for c, _ in state.chance_outcomes()]
+                if len(pile) > last:
+                    epoch += 1
+                expected = min(pile, key=lambda c: int(M.card_key(9, deal, epoch, c)))
+                got = int(M.common_chance(state.state, 9, deal, track))
+                assert got == expected and int(track[0]) == epoch
+                last = len(pile) - 1
+                state.apply_action(got)
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.integers(len(legal))])
+
+
+def test_common_deals_are_uniform():
+    # Seat 0's banner and first palace card over 20,000 deals: chi-square against uniform.
+    from scipy.stats import chisquare
+
+    game = pyspiel.load_game("palace_poker()")
+    banner, palace = np.zeros(52), np.zeros(52)
+    for deal in range(20_000):
+        state = game.new_initial_state()
+        track = M.new_track()
+        while state.state[L.S_PHASE] == L.PH_BANNER:
+            state.apply_action(int(M.common_chance(state.state, 1, deal, track)))
+        banner[state.state[L.S_BANNER]] += 1
+        first = int(M.common_chance(state.state, 1, deal, track))
+        palace[first] += 1
+    assert chisquare(banner).pvalue > 1e-3
+    assert chisquare(palace[palace > 0]).pvalue > 1e-3 and np.count_nonzero(palace) == 52
+
+
+def test_rotations_share_the_deal_and_returns_sum_to_zero():
+    game = pyspiel.load_game("palace_poker(players=3)")
+    deals = []
+    for r in range(3):
+        bots = [make_bot(game, "random", s, M.bot_seed(5, 0, r, s)) for s in range(3)]
+        state = game.new_initial_state()
+        track = M.new_track()
+        while state.state[L.S_PHASE] in (L.PH_BANNER, L.PH_PALACE):
+            state.apply_action(int(M.common_chance(state.state, 5, 0, track)))
+        deals.append(state.history())
+        assert abs(sum(M.play_hand(game, bots, 5, 0))) < 1e-9
+    assert deals[0] == deals[1] == deals[2]
+
+
+def test_rotated_match_is_seeded_and_zero_sum():
+    game = pyspiel.load_game("palace_poker(players=4)")
+    lineup = M.lineup_for(["heuristic", "random"], 4)
+    assert lineup == ["heuristic", "random", "heuristic", "random"]
+
+    def make(name, seat, seed):
+        return make_bot(game, name, seat, seed)
+
+    first = M.rotated_match(game, lineup, make, 3, range(20))
+    again = M.rotated_match(game, lineup, make, 3, range(20))
+    np.testing.assert_array_equal(first["heuristic"], again["heuristic"])
+    np.testing.assert_allclose(first["heuristic"], -first["random"])
+    with pytest.raises(ValueError, match="3 agents do not fit 2 seats"):
+        M.lineup_for(["a", "b", "c"], 2)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_heuristic_beats_random(players):
+    game = pyspiel.load_game(f"palace_poker(players={players})")
+    samples = M.rotated_match(game, M.lineup_for(["heuristic", "random"], players),
+                              lambda name, seat, seed: make_bot(game, name, seat, seed), 1, range(150))
+    est = M.summarize_samples(samples)
+    assert est["heuristic"].ci95_low > est["random"].ci95_high
+
+
+# --- ISMCTS adapter ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("policy", S.ROLLOUT_POLICIES)
+def test_rollout_evaluator_is_seeded_zero_sum_and_leaves_the_state(policy):
+    game, states = decision_positions("palace_poker(players=4)", 30, 6)
+    evaluate = S.PalaceRollout(game, policy)
+    for state in states:
+        before = state.state.copy()
+        out = evaluate(state, 123)
+        assert out.shape == (4,) and abs(out.sum()) < 1e-9
+        np.testing.assert_array_equal(evaluate(state, 123), out)
+        np.testing.assert_array_equal(state.state, before)
+
+
+def test_modelled_state_offers_other_seats_the_heuristic_move():
+    game, states = decision_positions("palace_poker(players=4)", 40, 8)
+    params = H.make_params()
+    for state in states:
+        player = state.current_player()
+        searcher = (player + 1) % 4
+        model = S.ModelledState.from_history(game, state.history(), searcher, params, 5)
+        np.testing.assert_array_equal(model.state, state.state)
+        offered = model.legal_actions()
+        assert len(offered) == 1 and offered[0] in state.legal_actions()
+        own = S.ModelledState.from_history(game, state.history(), player, params, 5)
+        if state.state[L.S_PHASE] != L.PH_DISCARD:
+            assert own.legal_actions() == state.legal_actions()
+
+
+def test_modelled_resampling_keeps_what_the_searcher_knows():
+    game, states = decision_positions("palace_poker(players=4)", 20, 10)
+    sampler = pyspiel.UniformProbabilitySampler(3, 0.0, 1.0)
+    for state in states:
+        p = state.current_player()
+        root = S.ModelledState.from_history(game, state.history(), p, H.make_params(), 1)
+        for _ in range(3):
+            det = root.resample_from_infostate(p, sampler)
+            assert isinstance(det, S.ModelledState)
+            np.testing.assert_array_equal(det.legal_actions(), root.legal_actions())
+            assert det.information_state_string(p) == root.information_state_string(p)
+            for c in range(52):
+                if (int(state.state[L.S_PUBLIC] | state.state[L.S_KNOWN + p]) >> c) & 1:
+                    assert det.state[L.S_LOC + c] == state.state[L.S_LOC + c]
+
+
+def test_model_disagreements_match_a_replay_through_the_bots():
+    game = pyspiel.load_game("palace_poker(players=3)")
+    params = H.make_params(samples=8)
+    for deal in range(10):
+        history = []
+        state = game.new_initial_state()
+        track = M.new_track()
+        bots = [make_bot(game, "heuristic" if s else "random", s, deal) for s in range(3)]
+        while not state.is_terminal():
+            if state.is_chance_node():
+                action = int(M.common_chance(state.state, 2, deal, track))
+            else:
+                action = bots[state.current_player()].step(state)
+            history.append(action)
+            state.apply_action(action)
+        arr = np.asarray(history, dtype=np.int64)
+        # Reference: a Python replay asking the heuristic kernel at every move of seats 1 and 2.
+        replay = game.new_initial_state()
+        rng = rng_state(77)
+        legal = np.empty(int(game.cfg[L.C_NUM_ACTIONS]), dtype=np.int64)
+        work = np.empty(H.WORK_SIZE, dtype=np.int64)
+        misses = 0
+        for action in history:
+            if replay.current_player() > 0:
+                misses += H.heuristic_action(replay.state, game.cfg, params, rng, HAND_TABLE, legal, work) != action
+            replay.apply_action(action)
+        assert S.model_disagreements(arr, game.cfg, 0, params, 77, HAND_TABLE, len(arr) + 1) == misses
+
+
+def test_ismcts_agent_is_registered_for_palace_seeded_and_legal():
+    game, states = decision_positions("palace_poker(players=3)", 6, 12)
+    for state in states:
+        p = state.current_player()
+        bot = make_bot(game, "ismcts", p, 4, iterations=60)
+        assert isinstance(bot, S.PalaceISMCTSBot)
+        action = bot.step(state)
+        assert action in state.legal_actions()
+        assert make_bot(game, "ismcts", p, 4, iterations=60).step(state) == action
+    with pytest.raises(ValueError, match="rollout policy"):
+        make_bot(game, "ismcts", 0, 0, rollout="greedy")
