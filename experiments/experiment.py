@@ -43,6 +43,7 @@ EXPERIMENTS: dict[str, str] = {
     "hand_frequencies": "experiments.trials.hand_frequencies",
     "cfr_convergence": "experiments.trials.cfr_convergence",
     "poke_doubling": "experiments.trials.poke_doubling",
+    "palace_tournament": "experiments.trials.palace_tournament",
 }
 
 _REQUIRED = ("NAME", "VERSION", "PARAMS", "run_trial", "summarize")
