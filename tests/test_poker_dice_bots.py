@@ -32,12 +32,9 @@ def _play(game, bot, games, seed):
     return np.mean(totals), np.std(totals, ddof=1) / np.sqrt(games)
 
 
-@pytest.mark.parametrize("variant, games", [
-    ("yacht12", 800),
-    pytest.param("classic", 1000, marks=pytest.mark.slow),
-    pytest.param("classic_banked", 1000, marks=pytest.mark.slow),
-    pytest.param("yahtzee", 1000, marks=pytest.mark.slow),
-])
+# Other variants: tests/test_poker_dice_simulate.py checks that this bot's policy equals
+# the Numba one and that the Numba games score the DP expectation.
+@pytest.mark.parametrize("variant, games", [("yacht12", 800)])
 def test_optimal_bot_scores_the_dp_expectation(variant, games, tmp_path):
     game = pyspiel.load_game(f"poker_dice(variant={variant},players=1)")
     expected = solve(variant, cache_dir=tmp_path).expected_score
