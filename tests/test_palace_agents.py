@@ -20,8 +20,6 @@ from solvers.palace_poker import heuristic as H
 from solvers.palace_poker import match as M
 from solvers.palace_poker import search as S
 
-_MASK64 = (1 << 64) - 1
-
 
 def random_position(game, rng, min_moves, max_moves):
     """A pyspiel state after uniformly random moves (possibly terminal)."""
@@ -204,19 +202,35 @@ def test_heuristic_attacks_the_opponent_it_beats_most_often():
 # --- common random deals --------------------------------------------------------------------
 
 def _splitmix_ref(x):
-    z = (x + 0x9E3779B97F4A7C15) & _MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return z ^ (z >> 31)
+    # splitmix64 on uint64 arrays (numpy wraps around like the 64-bit arithmetic it models).
+    with np.errstate(over="ignore"):
+        z = x + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
-def test_card_key_matches_a_python_splitmix():
+def test_card_key_matches_a_numpy_splitmix_on_100000_cases():
     rng = np.random.default_rng(0)
-    for _ in range(2000):
-        seed, deal, epoch, card = (int(rng.integers(2**62)), int(rng.integers(10**6)), int(rng.integers(5)),
-                                   int(rng.integers(52)))
-        base = _splitmix_ref(seed ^ _splitmix_ref(deal ^ _splitmix_ref(epoch)))
-        assert int(M.card_key(seed, deal, epoch, card)) == _splitmix_ref(base ^ card)
+    n = 100_000
+    seed = rng.integers(0, 2**62, n, dtype=np.uint64)
+    deal = rng.integers(0, 10**6, n, dtype=np.uint64)
+    epoch = rng.integers(0, 5, n, dtype=np.uint64)
+    card = rng.integers(0, 52, n, dtype=np.uint64)
+    expected = _splitmix_ref(_splitmix_ref(seed ^ _splitmix_ref(deal ^ _splitmix_ref(epoch))) ^ card)
+    got = np.array([M.card_key(int(a), int(b), int(c), int(d)) for a, b, c, d in zip(seed, deal, epoch, card)],
+                   dtype=np.uint64)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_replay_reaches_the_state_of_the_history():
+    game = pyspiel.load_game("palace_poker(players=5,betting=no_limit)")
+    rng = np.random.default_rng(2)
+    out = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    for _ in range(200):
+        state = random_position(game, rng, 5, 150)
+        S.replay(np.asarray(state.history(), dtype=np.int64), game.cfg, out, HAND_TABLE)
+        np.testing.assert_array_equal(out, state.state)
 
 
 def test_common_chance_deals_the_smallest_key_of_the_pile_and_counts_epochs():
