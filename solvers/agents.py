@@ -8,6 +8,7 @@ import importlib
 AGENT_MODULES = (
     "solvers.cfr.agents",
     "solvers.poker_squares.agents",
+    "solvers.poker_squares.search_agents",
     "solvers.search.ismcts_bot",
     "solvers.poke.agents",
     "solvers.palace_poker.agents",

@@ -13,5 +13,6 @@ COMMAND_MODULES = (
     "experiments.commands.cfr",
     "experiments.commands.dice",
     "experiments.commands.poke",
+    "experiments.commands.squares",
     "experiments.commands.palace",
 )

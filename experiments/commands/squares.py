@@ -1,0 +1,155 @@
+"""``gamut squares``: Poker Squares agents scored on seeded deals, bounds, training, play.
+
+``gamut squares eval --agent NAME --deals N --seed S`` scores an agent on the N
+deals fixed by S (the same deals for every agent); ``gamut squares bound``
+computes the clairvoyant optimum (best arrangement of the 25 known cards) on the
+same deals, an upper bound on the optimal expected score; ``gamut squares
+train`` learns the partial-line values of a point system (checkpointed,
+resumable); ``gamut squares play`` lets a person play with hints.
+"""
+
+from __future__ import annotations
+
+from experiments.cli_output import add_json_flag, emit_result
+
+
+def _add_scoring(parser) -> None:
+    parser.add_argument("--scoring", default="american",
+                        help="american, english, or ten comma-separated points high card..royal flush "
+                             "(default: %(default)s)")
+
+
+def _add_deals(parser) -> None:
+    parser.add_argument("--deals", type=int, default=500, help="number of seeded deals (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="seed fixing the deals (default: %(default)s)")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("squares", help="Poker Squares: agents, bounds, training, play",
+                                   description=__doc__.split("\n\n")[0])
+    actions = parser.add_subparsers(dest="squares_command", metavar="ACTION", required=True)
+
+    ev = actions.add_parser("eval", help="mean score of an agent on seeded deals, with a 95%% CI")
+    ev.add_argument("--agent", required=True, help="agent name (random, greedy, learned, expectimax, mc)")
+    _add_deals(ev)
+    _add_scoring(ev)
+    ev.add_argument("--seconds-per-game", type=float,
+                    help="time budget per game for agents that take one (mc)")
+    ev.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="agent option, repeatable (e.g. --option policy=learned)")
+    ev.add_argument("--agent-seed", type=int, default=1, help="seed of the agent's own randomness")
+    add_json_flag(ev)
+    ev.set_defaults(handler=run_eval)
+
+    bound = actions.add_parser("bound", help="clairvoyant optimum on seeded deals (upper bound), with a 95%% CI")
+    _add_deals(bound)
+    _add_scoring(bound)
+    bound.add_argument("--time-limit", type=float, default=20.0,
+                       help="solver seconds per deal before settling for a bound with a gap (default: %(default)s)")
+    add_json_flag(bound)
+    bound.set_defaults(handler=run_bound)
+
+    train = actions.add_parser("train", help="learn the partial-line values of a point system (resumable)")
+    _add_scoring(train)
+    train.add_argument("--games", type=int, default=4_000_000,
+                       help="self-play games in all, a multiple of 100000 (default: %(default)s)")
+    train.add_argument("--seed", type=int, default=0, help="training seed (default: %(default)s)")
+    train.add_argument("--eps-start", type=float, default=0.5, help="initial exploration rate")
+    train.add_argument("--eps-end", type=float, default=0.0, help="final exploration rate")
+    train.add_argument("--out", help="table file (default: results/poker_squares/values_<scoring>.npz)")
+    add_json_flag(train)
+    train.set_defaults(handler=run_train)
+
+    play = actions.add_parser("play", help="play Poker Squares in the terminal with hints")
+    _add_scoring(play)
+    play.add_argument("--seed", type=int, default=0, help="deal seed (default: %(default)s)")
+    play.add_argument("--hint", default="expectimax", help="agent giving hints (default: %(default)s)")
+    play.set_defaults(handler=run_play)
+
+
+def _game(scoring: str, variant: str = "standard"):
+    import pyspiel
+
+    import envs  # noqa: F401  (registers poker_squares)
+
+    return pyspiel.load_game("poker_squares", {"scoring": scoring, "variant": variant})
+
+
+def _parse_options(pairs: list[str]) -> dict:
+    options = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ValueError(f"--option takes KEY=VALUE, got {pair!r}")
+        key, value = pair.split("=", 1)
+        for cast in (int, float):
+            try:
+                value = cast(value)
+                break
+            except ValueError:
+                continue
+        options[key] = value
+    return options
+
+
+def run_eval(args) -> int:
+    import numpy as np
+
+    from solvers.bots import bot_specs, make_bot
+    from solvers.poker_squares.evaluation import deals, evaluate
+    from solvers.stats import mean_ci
+
+    game = _game(args.scoring)
+    options = _parse_options(args.option)
+    if args.seconds_per_game is not None:
+        spec = bot_specs(game).get(args.agent)
+        if spec is None or "seconds_per_game" not in spec.options:
+            raise ValueError(f"agent {args.agent!r} takes no time budget; --seconds-per-game applies to: "
+                             + ", ".join(n for n, s in bot_specs(game).items() if "seconds_per_game" in s.options))
+        options["seconds_per_game"] = float(args.seconds_per_game)
+    bot = make_bot(game, args.agent, player=0, seed=args.agent_seed, **options)
+    result = evaluate(game, bot, deals(args.seed, args.deals))
+    est = mean_ci(result["scores"])
+    emit_result({"agent": args.agent, "scoring": args.scoring, "seed": args.seed, "mean": est.value,
+                 "ci95_low": est.ci95_low, "ci95_high": est.ci95_high, "n": int(est.n),
+                 "sd": float(np.std(result["scores"], ddof=1)) if args.deals > 1 else 0.0,
+                 "seconds_per_game": float(result["seconds"].mean())}, args.json)
+    return 0
+
+
+def run_bound(args) -> int:
+    from solvers.poker_squares.bounds import clairvoyant_bounds
+    from solvers.poker_squares.evaluation import deals
+    from solvers.stats import mean_ci
+
+    game = _game(args.scoring)
+    res = clairvoyant_bounds(deals(args.seed, args.deals), game.cfg, time_limit=args.time_limit)
+    upper = mean_ci(res["upper"])
+    best = mean_ci(res["best"])
+    emit_result({"scoring": args.scoring, "seed": args.seed, "mean": upper.value, "ci95_low": upper.ci95_low,
+                 "ci95_high": upper.ci95_high, "n": int(upper.n), "proven_optimal": int(res["proven"].sum()),
+                 "arrangement_mean": best.value, "mean_gap": float((res["upper"] - res["best"]).mean())},
+                args.json)
+    return 0
+
+
+def run_train(args) -> int:
+    from envs.poker_squares.game import parse_points
+    from solvers.poker_squares.training import train
+
+    points = parse_points(args.scoring)
+
+    def progress(done, total, mean, seconds):
+        print(f"{done:>10,} / {total:,} games   mean of the last chunk {mean:7.2f}   {seconds:7.0f} s", flush=True)
+
+    summary = train(points, args.games, seed=args.seed, eps_start=args.eps_start, eps_end=args.eps_end,
+                    path=args.out, progress=None if args.json else progress)
+    emit_result(summary, args.json)
+    return 0
+
+
+def run_play(args) -> int:
+    import experiments.squares_view  # noqa: F401  (registers the grid view)
+    from experiments.terminal_play import PlaySession
+
+    PlaySession(_game(args.scoring), human=0, hint=args.hint, seed=args.seed).run()
+    return 0

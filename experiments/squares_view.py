@@ -1,0 +1,61 @@
+"""Poker Squares in the terminal: the 5x5 grid drawn with its line points, the card to place.
+
+Importing this module registers the view for ``poker_squares`` with
+``experiments.terminal_play`` (``gamut squares play`` does). Undo is allowed:
+the cards are dealt from a generator seeded by the history length, so taking
+a placement back shows the same card again and reveals nothing new. Hints come
+from the ``expectimax`` agent. Example (one player, three cards placed)::
+
+          c0    c1    c2    c3    c4
+        +-----+-----+-----+-----+-----+
+     r0 | As  | Ad  |     |     |     |   2
+        +-----+-----+-----+-----+-----+
+     r1 | 7h  |     |     |     |     |   0
+        ...
+           2     0     0     0     0      score 4
+    card to place: Kd
+"""
+
+from __future__ import annotations
+
+from envs.cards import card_str
+from envs.hands import HAND_TABLE
+from envs.poker_squares import kernels as K
+from experiments.terminal_play import TableView, register_view
+
+_RULE = "       " + "+-----" * K.GRID_SIZE + "+"
+
+
+def grid_lines(st, cfg, player: int) -> list[str]:
+    """The drawn grid of ``player`` in kernel state ``st`` with the points of each line as it stands."""
+    base = K.S_GRID + K.NUM_CELLS * player
+    out = ["        " + "".join(f"  c{c}  " for c in range(K.GRID_SIZE)), _RULE]
+    for r in range(K.GRID_SIZE):
+        cells = [st[base + 5 * r + c] for c in range(K.GRID_SIZE)]
+        shown = "".join(f"| {card_str(int(x)) if x >= 0 else '  ':<3} " for x in cells)
+        out.append(f"    r{r} {shown}|  {int(K.line_points(st, player, r, cfg, HAND_TABLE)):>3}")
+        out.append(_RULE)
+    cols = "".join(f"{int(K.line_points(st, player, K.GRID_SIZE + c, cfg, HAND_TABLE)):>6}" for c in range(5))
+    out.append(f"      {cols}      score {int(K.grid_score(st, player, cfg, HAND_TABLE))}")
+    return out
+
+
+def render(state, player: int) -> str:
+    st, cfg = state.state, state.cfg
+    lines = []
+    for p in range(int(cfg[K.C_PLAYERS])):
+        if int(cfg[K.C_PLAYERS]) > 1:
+            lines.append("your grid" if p == player else f"grid of seat {p}")
+        lines.extend(grid_lines(st, cfg, p))
+    if not state.is_terminal() and state.current_player() == player:
+        lines.append(f"card to place: {card_str(int(K.card_to_place(st, player)))}")
+    return "\n".join(lines)
+
+
+def describe(state, actor: int, action: int, viewer: int) -> str:
+    card = card_str(int(K.card_to_place(state.state, actor)))
+    return f"puts {card} at row {action // 5}, column {action % 5}"
+
+
+register_view("poker_squares", TableView(render=render, describe_action=describe, allows_undo=True,
+                                         opponent="expectimax", hint="expectimax"))

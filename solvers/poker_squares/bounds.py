@@ -1,0 +1,198 @@
+"""Clairvoyant optimum of a Poker Squares deal: the best arrangement of 25 known cards.
+
+The clairvoyant player knows all 25 cards before placing any, so the mean of
+its optimum over random deals bounds the optimal expected score of the
+sequential game from above (and is the optimal expectation of the ``open``
+variant).
+
+Upper bound per deal: an integer program on *cores*. Every five-card line has
+one canonical core: the cards that make its category (both cards of a pair,
+the four of two pair, three of trips, four of quads, all five of a straight,
+flush or full house, none for high card), worth that category's points. Each
+of the 5 rows and 5 columns takes one core (``high card`` may repeat); the row
+cores are disjoint, the column cores are disjoint, and no two cards lie
+together in a row core and a column core, nor in two cores at all (two cards
+share at most one line). The canonical cores of any arrangement satisfy all
+of this, so the program's optimum is at least the arrangement's score: a valid
+upper bound for every point system, negative points included. Solved by HiGHS
+(``highspy``) with a time limit; if it stops early its proven dual bound is
+used.
+
+Lower bound per deal: simulated annealing over swaps of two cells
+(``anneal``). When the two meet the deal is solved to proven optimality.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numba
+import numpy as np
+
+from envs.hands import HAND_TABLE, best_strength, category_of
+from envs.palace_poker.xorshift import below, next_random, rng_state
+from envs.poker_squares import kernels as K
+
+
+def cores(cards) -> tuple[list[tuple[int, ...]], list[int]]:
+    """Every canonical core within ``cards`` (card ids) and its category.
+
+    Examples
+    --------
+    >>> from envs.cards import parse_card
+    >>> cs, cats = cores([parse_card(s) for s in ("Ah", "Ad", "Kc", "Ks", "2h")])
+    >>> sorted(zip(cats, map(len, cs)))
+    [(1, 2), (1, 2), (2, 4)]
+    """
+    cards = sorted(int(c) for c in cards)
+    by_rank: dict[int, list[int]] = {}
+    by_suit: dict[int, list[int]] = {}
+    for c in cards:
+        by_rank.setdefault(c >> 2, []).append(c)
+        by_suit.setdefault(c & 3, []).append(c)
+    groups = {size: [g for r in sorted(by_rank) for g in combinations(by_rank[r], size)] for size in (2, 3, 4)}
+    found: set[tuple[int, ...]] = set()
+    found.update(groups[2], groups[3], groups[4])
+    for a, b in combinations(groups[2], 2):
+        if a[0] >> 2 != b[0] >> 2:
+            found.add(tuple(sorted(a + b)))
+    for t in groups[3]:
+        for p in groups[2]:
+            if t[0] >> 2 != p[0] >> 2:
+                found.add(tuple(sorted(t + p)))
+    for suited in by_suit.values():
+        found.update(combinations(suited, 5))
+    # Straights: one card of each of five consecutive ranks (rank index 12 is the ace, also low).
+    for low in range(-1, 9):
+        ranks = [(low + i) % 13 for i in range(5)]
+        if all(r in by_rank for r in ranks):
+            for pick in _product([by_rank[r] for r in ranks]):
+                found.add(tuple(sorted(pick)))
+    ordered = sorted(found)
+    cats = [int(category_of(best_strength(np.array(c, dtype=np.int64), len(c), -1, HAND_TABLE))) for c in ordered]
+    return ordered, cats
+
+
+def _product(lists):
+    out = [()]
+    for items in lists:
+        out = [prefix + (x,) for prefix in out for x in items]
+    return out
+
+
+def core_upper_bound(cards, points, time_limit: float = 20.0) -> tuple[float, bool]:
+    """Upper bound on the best score of ``cards`` (25 ids) under ``points``; and whether HiGHS proved it.
+
+    ``proved`` is False when the time limit stopped the solver: the returned
+    figure is then HiGHS's dual bound, still a valid upper bound.
+    """
+    import highspy
+
+    core_list, cats = cores(cards)
+    m = len(core_list)
+    pts = np.asarray(points, dtype=np.float64)
+    card_index = {c: i for i, c in enumerate(sorted(int(c) for c in cards))}
+    pair_rows: dict[tuple[int, int], int] = {}
+    for core in core_list:
+        for a, b in combinations(core, 2):
+            pair_rows.setdefault((a, b), len(pair_rows))
+    # Rows: 0 row-line count, 1 column-line count, 2..26 cards in row cores, 27..51 in column cores, pairs.
+    num_rows = 2 + 2 * K.NUM_CELLS + len(pair_rows)
+    starts, index, value, cost = [0], [], [], []
+    for side in (0, 1):
+        for core, cat in zip(core_list, cats):
+            rows = [side] + [2 + side * K.NUM_CELLS + card_index[c] for c in core]
+            rows += [2 + 2 * K.NUM_CELLS + pair_rows[p] for p in combinations(core, 2)]
+            index.extend(rows)
+            value.extend([1.0] * len(rows))
+            starts.append(len(index))
+            cost.append(pts[cat])
+    for side in (0, 1):  # high-card lines of each side
+        index.append(side)
+        value.append(1.0)
+        starts.append(len(index))
+        cost.append(pts[0])
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = 2 * m + 2, num_rows
+    lp.col_cost_ = np.array(cost)
+    lp.col_lower_ = np.zeros(2 * m + 2)
+    lp.col_upper_ = np.array([1.0] * (2 * m) + [5.0, 5.0])
+    lp.row_lower_ = np.array([5.0, 5.0] + [-np.inf] * (num_rows - 2))
+    lp.row_upper_ = np.array([5.0, 5.0] + [1.0] * (num_rows - 2))
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
+    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.array(value)
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * (2 * m + 2)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("time_limit", float(time_limit))
+    h.setOptionValue("threads", 1)
+    h.passModel(lp)
+    h.run()
+    info = h.getInfo()
+    proved = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    bound = info.objective_function_value if proved else info.mip_dual_bound
+    # Integer points: any bound may be rounded down to an integer after a tolerance.
+    return float(np.floor(bound + 1e-6)), proved
+
+
+@numba.njit(cache=True)
+def _grid_points(state, cfg, table):
+    return K.grid_score(state, 0, cfg, table)
+
+
+@numba.njit(cache=True)
+def _anneal(cards, cfg, table, iterations, restarts, seed, best_grid):
+    rng = rng_state(seed)
+    state = np.full(K.STATE_SIZE, -1, np.int64)
+    best = -(1 << 62)
+    for _ in range(restarts):
+        for i in range(K.NUM_CELLS):
+            state[i] = cards[i]
+        for i in range(K.NUM_CELLS - 1, 0, -1):
+            j = below(rng, i + 1)
+            state[i], state[j] = state[j], state[i]
+        score = _grid_points(state, cfg, table)
+        temp0 = 10.0 * max(1, np.abs(cfg[K.C_POINTS:]).max()) / 25.0
+        for it in range(iterations):
+            temp = temp0 * (1.0 - it / iterations) + 1e-3
+            a, b = below(rng, K.NUM_CELLS), below(rng, K.NUM_CELLS)
+            if a == b:
+                continue
+            state[a], state[b] = state[b], state[a]
+            new = _grid_points(state, cfg, table)
+            u = (next_random(rng) >> np.uint64(11)) * (1.0 / (1 << 42))
+            if new >= score or u < np.exp((new - score) / temp):
+                score = new
+                if score > best:
+                    best = score
+                    best_grid[:] = state[:K.NUM_CELLS]
+            else:
+                state[a], state[b] = state[b], state[a]
+    return best
+
+
+def anneal(cards, cfg, iterations: int = 20000, restarts: int = 4, seed: int = 0) -> tuple[int, np.ndarray]:
+    """Best arrangement found by simulated annealing: (score, grid int64 (25,) of card ids)."""
+    cards = np.asarray(cards, dtype=np.int64)
+    if cards.shape != (K.NUM_CELLS,):
+        raise ValueError(f"anneal needs 25 cards, got shape {cards.shape}")
+    grid = cards.copy()
+    best = _anneal(cards, cfg, HAND_TABLE, int(iterations), int(restarts), int(seed), grid)
+    return int(best), grid
+
+
+def clairvoyant_bounds(deals: np.ndarray, cfg: np.ndarray, time_limit: float = 20.0,
+                       iterations: int = 20000, restarts: int = 4) -> dict:
+    """Per deal: ``upper`` (float64 (n,)) bound, ``best`` (int64 (n,)) arrangement found, ``proven`` (bool (n,))."""
+    points = cfg[K.C_POINTS:]
+    n = len(deals)
+    upper, best, proven = np.empty(n), np.empty(n, dtype=np.int64), np.zeros(n, dtype=bool)
+    for i, deal in enumerate(deals):
+        best[i] = anneal(deal, cfg, iterations, restarts, seed=i)[0]
+        upper[i], _ = core_upper_bound(deal, points, time_limit)
+        proven[i] = best[i] >= upper[i]
+        upper[i] = max(upper[i], best[i])
+    return {"upper": upper, "best": best, "proven": proven}

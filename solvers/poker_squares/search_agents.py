@@ -1,0 +1,170 @@
+"""Poker Squares agents built on the learned line values and on search.
+
+- ``learned``: places each card where the learned value of the grid (the sum
+  of its ten learned line values, ``solvers.poker_squares.learned``) is
+  highest.
+- ``expectimax``: two-ply expectimax, the expectation over every possible next
+  card of the best learned grid value after placing it.
+- ``mc``: flat Monte Carlo over the candidate cells, every cell played out on
+  the same sampled card orders, rollouts by the game's greedy kernel or by the
+  learned policy, optionally cut after ``depth`` placements and valued by the
+  learned table; a fixed number of rollouts per cell and move, or a time
+  budget per game.
+
+The learned table is that of the game's point system, read from
+``results/poker_squares/`` (``gamut squares train`` makes it); ``table``
+names another file.
+
+    >>> import pyspiel, envs
+    >>> from solvers.bots import make_bot
+    >>> game = pyspiel.load_game("poker_squares")
+    >>> bot = make_bot(game, "mc", player=0, seed=1, simulations=20)
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyspiel
+
+from envs.hands import HAND_TABLE
+from envs.palace_poker.xorshift import rng_state
+from envs.poker_squares import kernels as K
+from solvers.bots import Option, register_bot
+from solvers.poker_squares import search as S
+from solvers.poker_squares.learned import learned_cell
+from solvers.poker_squares.training import load_values
+
+_BATCH = 8  # rollouts per cell between two looks at the clock
+
+
+def _check_game(game: pyspiel.Game, name: str) -> None:
+    if game.get_type().short_name != "poker_squares":
+        raise ValueError(f"the {name} Poker Squares agent cannot play {game.get_type().short_name}")
+
+
+def _table(game: pyspiel.Game, table: str) -> np.ndarray:
+    return load_values(tuple(game.cfg[K.C_POINTS:]), table or None)
+
+
+class _SquaresBot(pyspiel.Bot):
+    """Shared plumbing: own seat check, a kernel generator, the learned table."""
+
+    name = ""
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int, table: str):
+        pyspiel.Bot.__init__(self)
+        _check_game(game, self.name)
+        self._cfg = game.cfg
+        self._player = player
+        self._rng = rng_state(seed)
+        self._values = _table(game, table)
+
+    def player_id(self) -> int:
+        return self._player
+
+    def restart_at(self, state) -> None:
+        """Nothing to reset: the bot keeps no state between games."""
+
+    def step(self, state) -> int:
+        if state.current_player() != self._player:
+            raise ValueError(f"{self.name} bot of player {self._player} asked to move for player "
+                             f"{state.current_player()}")
+        return int(self._choose(state.state.copy()))
+
+
+class LearnedBot(_SquaresBot):
+    """Greedy on the learned grid value."""
+
+    name = "learned"
+
+    def _choose(self, work: np.ndarray) -> int:
+        return learned_cell(work, self._player, self._cfg, HAND_TABLE, self._values, self._rng)
+
+
+class ExpectimaxBot(_SquaresBot):
+    """Two-ply expectimax on the learned grid value (ties to the lowest cell)."""
+
+    name = "expectimax"
+
+    def _choose(self, work: np.ndarray) -> int:
+        cands = np.empty(K.NUM_CELLS, np.int64)
+        cands = cands[:S.candidate_cells(work, self._player, cands)]
+        if len(cands) == 1:
+            return int(cands[0])
+        values = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands)
+        return int(cands[int(np.argmax(values))])
+
+
+class MonteCarloBot(_SquaresBot):
+    """Flat Monte Carlo with common random numbers (see the module docstring)."""
+
+    name = "mc"
+
+    def __init__(self, game, player, seed, table, simulations, seconds_per_game, policy, depth):
+        if policy not in ("greedy", "learned"):
+            raise ValueError(f"mc option policy must be 'greedy' or 'learned', got {policy!r}")
+        if simulations < 1 or seconds_per_game < 0:
+            raise ValueError("mc needs simulations >= 1 and seconds_per_game >= 0")
+        needs_table = policy == "learned" or depth >= 0
+        self._policy = S.POLICY_LEARNED if policy == "learned" else S.POLICY_GREEDY
+        if needs_table:
+            super().__init__(game, player, seed, table)
+        else:
+            self._plain_init(game, player, seed)
+        self._sims, self._seconds, self._depth = simulations, seconds_per_game, depth
+        self._left = seconds_per_game
+
+    def _plain_init(self, game, player, seed):
+        pyspiel.Bot.__init__(self)
+        _check_game(game, self.name)
+        self._cfg, self._player, self._rng = game.cfg, player, rng_state(seed)
+        self._values = np.zeros(1, dtype=np.float64)  # never read: greedy rollouts played to the end
+
+    def _choose(self, work: np.ndarray) -> int:
+        placed = int(work[K.S_NUM_PLACED + self._player])
+        if placed == 0:
+            self._left = self._seconds
+        cands = np.empty(K.NUM_CELLS, np.int64)
+        cands = cands[:S.candidate_cells(work, self._player, cands)]
+        if len(cands) == 1:
+            return int(cands[0])
+        sums = np.zeros(len(cands), dtype=np.float64)
+        if self._seconds > 0:
+            # An equal share of the time left for each placement still to choose (the last is forced).
+            started = time.perf_counter()
+            budget = self._left / max(K.NUM_CELLS - 1 - placed, 1)
+            while True:
+                S.mc_batch(work, self._player, self._cfg, HAND_TABLE, self._values, cands, _BATCH, self._rng,
+                           self._policy, self._depth, sums)
+                if time.perf_counter() - started >= budget:
+                    break
+            self._left -= time.perf_counter() - started
+        else:
+            S.mc_batch(work, self._player, self._cfg, HAND_TABLE, self._values, cands, self._sims, self._rng,
+                       self._policy, self._depth, sums)
+        return int(cands[int(np.argmax(sums))])
+
+
+_TABLE = Option(str, "", "learned table file (default: the game's point system under results/poker_squares/)")
+
+register_bot("learned", "poker_squares", lambda game, player, seed, table: LearnedBot(game, player, seed, table),
+             "places each card where the learned value of the grid (sum of learned line values) is highest",
+             {"table": _TABLE})
+register_bot("expectimax", "poker_squares",
+             lambda game, player, seed, table: ExpectimaxBot(game, player, seed, table),
+             "two-ply expectimax over every next card, leaves valued by the learned line values",
+             {"table": _TABLE})
+register_bot(
+    "mc", "poker_squares",
+    lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
+    "flat Monte Carlo over cells, the same sampled card orders for every cell",
+    {
+        "table": _TABLE,
+        "simulations": Option(int, 100, "rollouts per candidate cell and move (without a time budget)"),
+        "seconds_per_game": Option(float, 0.0, "time budget per game in seconds (0: use simulations)"),
+        "policy": Option(str, "greedy", "rollout policy: 'greedy' (the game's greedy kernel) or 'learned'"),
+        "depth": Option(int, -1, "placements per rollout before the learned table values the grid (-1: to the end)"),
+    },
+)

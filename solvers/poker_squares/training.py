@@ -1,0 +1,110 @@
+"""Training runs of the learned partial-line values: checkpoints, resume, one table per point system.
+
+A run plays ``games`` self-play games in chunks of ``CHUNK`` games
+(``learned.train_games``); after every chunk the table, the visit counts and
+the run's settings are written atomically to one ``.npz`` file, so an
+interrupted run resumes from its last chunk and ends with exactly the table an
+uninterrupted run would have (chunk ``i`` is seeded by ``seed`` and ``i``).
+
+Tables live under ``results/poker_squares/`` and are named by point system:
+``values_american.npz``, ``values_english.npz``, or
+``values_<ten points joined by '_'>.npz`` (a minus sign is written ``m``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from solvers.poker_squares.learned import NUM_KEYS, train_games
+
+CHUNK = 100_000
+RESULTS_DIR = Path(__file__).resolve().parents[2] / "results" / "poker_squares"
+NAMED_SYSTEMS = {
+    "american": (0, 2, 5, 10, 15, 20, 25, 50, 75, 100),
+    "english": (0, 1, 3, 6, 12, 5, 10, 16, 30, 30),
+}
+
+
+def system_name(points) -> str:
+    """File-name stem of a point system: ``american``, ``english`` or its ten points."""
+    points = tuple(int(p) for p in points)
+    for name, pts in NAMED_SYSTEMS.items():
+        if pts == points:
+            return name
+    return "_".join(str(p).replace("-", "m") for p in points)
+
+
+def table_path(points, directory: Path | None = None) -> Path:
+    """Where the learned table of a point system is stored."""
+    return Path(directory or RESULTS_DIR) / f"values_{system_name(points)}.npz"
+
+
+def _chunk_seed(seed: int, chunk: int) -> int:
+    return int(np.random.SeedSequence(seed, spawn_key=(chunk,)).generate_state(1, dtype=np.uint32)[0])
+
+
+def _save(path: Path, **arrays) -> None:
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def train(points, games: int, seed: int = 0, eps_start: float = 0.5, eps_end: float = 0.0,
+          path: Path | None = None, progress=None) -> dict:
+    """Train (or resume training) the table of ``points`` up to ``games`` games; return a summary.
+
+    Resuming requires the same ``seed`` and exploration schedule as the saved
+    run (checked); a larger ``games`` than the saved total is refused because
+    the exploration schedule depends on the total.
+    """
+    from envs.poker_squares.kernels import make_config
+
+    if games < CHUNK or games % CHUNK:
+        raise ValueError(f"--games must be a positive multiple of {CHUNK}, got {games}")
+    points = tuple(int(p) for p in points)
+    path = Path(path) if path else table_path(points)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    settings = np.array([seed, games], dtype=np.int64)
+    schedule = np.array([eps_start, eps_end], dtype=np.float64)
+    values = np.zeros(NUM_KEYS, dtype=np.float64)
+    visits = np.zeros(NUM_KEYS, dtype=np.int64)
+    chunk_means: list[float] = []
+    done = 0
+    if path.exists():
+        saved = np.load(path)
+        if tuple(saved["points"]) != points or not np.array_equal(saved["settings"], settings) \
+                or not np.allclose(saved["schedule"], schedule):
+            raise ValueError(f"{path} holds a run with other settings (points, seed, games or exploration); "
+                             "remove it or pass the same settings to resume")
+        values, visits = saved["values"].copy(), saved["visits"].copy()
+        done = int(saved["done"])
+        chunk_means = list(saved["chunk_means"])
+    cfg = make_config(1, False, False, points)
+    started = time.perf_counter()
+    while done < games:
+        scores = train_games(values, visits, cfg, CHUNK, _chunk_seed(seed, done // CHUNK), eps_start,
+                             eps_end, done, games)
+        done += CHUNK
+        chunk_means.append(float(scores.mean()))
+        _save(path, values=values, visits=visits, done=np.int64(done), points=np.array(points),
+              settings=settings, schedule=schedule, chunk_means=np.array(chunk_means))
+        if progress:
+            progress(done, games, chunk_means[-1], time.perf_counter() - started)
+    return {"path": str(path), "games": done, "last_chunk_mean": chunk_means[-1],
+            "keys_visited": int((visits > 0).sum())}
+
+
+def load_values(points, path: Path | None = None) -> np.ndarray:
+    """The learned table of ``points`` (float64 (NUM_KEYS,)); a clear error if it was never trained."""
+    path = Path(path) if path else table_path(points)
+    if not path.exists():
+        raise ValueError(f"no learned values for points {tuple(points)} at {path}: "
+                         f"run `gamut squares train --scoring ...` first")
+    saved = np.load(path)
+    if tuple(saved["points"]) != tuple(int(p) for p in points):
+        raise ValueError(f"{path} was trained for points {tuple(saved['points'])}, not {tuple(points)}")
+    return saved["values"].copy()

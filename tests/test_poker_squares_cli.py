@@ -1,0 +1,59 @@
+"""``gamut squares eval|bound|train`` and the terminal view."""
+
+import json
+
+import numpy as np
+import pyspiel
+import pytest
+
+import envs  # noqa: F401
+from experiments.cli import main
+from experiments.terminal_play import PlaySession
+from solvers.poker_squares.evaluation import deals
+
+
+def _last_json(capsys):
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_deals_are_fixed_by_the_seed():
+    assert np.array_equal(deals(3, 10), deals(3, 10)) and not np.array_equal(deals(3, 10), deals(4, 10))
+    assert np.array_equal(deals(3, 10)[:4], deals(3, 4))
+
+
+def test_eval_prints_mean_and_ci_as_json(capsys):
+    assert main(["squares", "eval", "--agent", "greedy", "--deals", "6", "--seed", "2", "--json"]) == 0
+    result = _last_json(capsys)
+    assert result["n"] == 6 and result["ci95_low"] <= result["mean"] <= result["ci95_high"]
+    assert main(["squares", "eval", "--agent", "greedy", "--deals", "6", "--seed", "2", "--json"]) == 0
+    assert _last_json(capsys)["mean"] == result["mean"]
+
+
+def test_eval_rejects_a_budget_for_agents_without_one(capsys):
+    assert main(["squares", "eval", "--agent", "greedy", "--deals", "2", "--seconds-per-game", "1"]) == 2
+    assert "mc" in capsys.readouterr().err
+
+
+def test_bound_prints_the_upper_bound_and_proven_count(capsys):
+    args = ["squares", "bound", "--deals", "2", "--seed", "1", "--time-limit", "1", "--scoring", "english", "--json"]
+    assert main(args) == 0
+    result = _last_json(capsys)
+    assert result["n"] == 2 and 0 <= result["proven_optimal"] <= 2
+    assert result["mean"] >= result["arrangement_mean"] > 0
+
+
+def test_train_checks_the_number_of_games(capsys):
+    assert main(["squares", "train", "--games", "12345"]) == 2
+    assert "multiple of" in capsys.readouterr().err
+
+
+def test_terminal_play_draws_the_grid_and_allows_undo():
+    import experiments.squares_view  # noqa: F401
+
+    game = pyspiel.load_game("poker_squares")
+    lines = iter(["1", "undo", "hint"] + ["1"] * 25)
+    out = []
+    returns = PlaySession(game, hint="greedy", seed=3, read=lambda prompt: next(lines), write=out.append).run()
+    text = "\n".join(out)
+    assert "card to place" in text and "your last move was taken back" in text and "hint:" in text
+    assert returns is not None and "score" in out[-2]

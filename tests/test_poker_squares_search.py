@@ -1,0 +1,132 @@
+"""Poker Squares search: candidate cells, two-ply expectimax against a plain reference, agents."""
+
+import numpy as np
+import pyspiel
+import pytest
+
+import envs  # noqa: F401
+from envs.hands import HAND_TABLE
+from envs.palace_poker.xorshift import rng_state
+from envs.poker_squares import kernels as K
+from solvers.bots import make_bot
+from solvers.poker_squares import learned as L
+from solvers.poker_squares import search as S
+from solvers.poker_squares.evaluation import deals, evaluate
+from solvers.poker_squares.training import table_path
+from solvers.stats import paired_diff_ci
+
+AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
+
+
+def _dealt_state(deal, placed_cells):
+    st = np.empty(K.STATE_SIZE, dtype=np.int64)
+    K.init_state(st)
+    for i, cell in enumerate(placed_cells):
+        K.deal_card(st, deal[i])
+        K.place_card(st, 0, cell)
+    K.deal_card(st, deal[len(placed_cells)])
+    return st
+
+
+def _reference_candidates(grid):
+    empty_rows = [r for r in range(5) if all(grid[5 * r + c] < 0 for c in range(5))]
+    empty_cols = [c for c in range(5) if all(grid[5 * r + c] < 0 for r in range(5))]
+    return [cell for cell in range(25) if grid[cell] < 0
+            and (cell // 5 not in empty_rows or cell // 5 == empty_rows[0])
+            and (cell % 5 not in empty_cols or cell % 5 == empty_cols[0])]
+
+
+def test_candidate_cells_match_the_reference():
+    rng = np.random.default_rng(1)
+    out = np.empty(25, dtype=np.int64)
+    for _ in range(3000):
+        st = np.full(K.STATE_SIZE, -1, dtype=np.int64)
+        k = rng.integers(0, 25)
+        st[rng.choice(25, size=k, replace=False)] = rng.choice(52, size=k, replace=False)
+        n = S.candidate_cells(st, 0, out)
+        assert list(out[:n]) == _reference_candidates(st[:25])
+    assert S.candidate_cells(np.full(K.STATE_SIZE, -1, dtype=np.int64), 0, out) == 1
+
+
+def test_expectimax_matches_a_plain_two_ply_reference():
+    values = np.random.default_rng(2).normal(size=L.NUM_KEYS)
+    cfg = K.make_config(1, False, False, AMERICAN)
+    rng = np.random.default_rng(3)
+    for placed in (3, 12, 23, 24):
+        deal = rng.permutation(52)[:25]
+        st = _dealt_state(deal, list(rng.permutation(25)[:placed]))
+        cands = np.array([c for c in range(25) if st[c] < 0], dtype=np.int64)
+        got = S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands)
+        unseen = [c for c in range(52) if c not in set(deal[:placed + 1])]
+        for i, cell in enumerate(cands):
+            after = st.copy()
+            K.place_card(after, 0, int(cell))
+            if placed == 24:
+                assert got[i] == K.grid_score(after, 0, cfg, HAND_TABLE)
+                continue
+            total = 0.0
+            for card in unseen:
+                best = -np.inf
+                for c2 in np.flatnonzero(after[:25] < 0):
+                    nxt = after.copy()
+                    nxt[c2] = card
+                    nxt[K.S_NUM_PLACED] += 1
+                    best = max(best, L.grid_value(nxt, 0, cfg, HAND_TABLE, values))
+                total += best
+            assert got[i] == pytest.approx(total / len(unseen))
+
+
+def test_mc_batch_is_seeded_and_scores_every_candidate_on_the_same_cards():
+    cfg = K.make_config(1, False, False, AMERICAN)
+    st = _dealt_state(np.random.default_rng(4).permutation(52)[:25], [0, 6, 12, 18, 24, 1, 7, 13, 19, 20])
+    cands = np.array([c for c in range(25) if st[c] < 0], dtype=np.int64)
+    sums = [np.zeros(len(cands)) for _ in range(2)]
+    for s in sums:
+        S.mc_batch(st, 0, cfg, HAND_TABLE, np.zeros(1), cands, 30, rng_state(7), S.POLICY_GREEDY, -1, s)
+    assert np.array_equal(sums[0], sums[1]) and np.all(sums[0] >= 0)
+    # Full rollouts score whole grids: every sum is a sum of 30 integer scores.
+    assert np.all(sums[0] == np.round(sums[0]))
+
+
+@pytest.fixture(scope="module")
+def small_table(tmp_path_factory):
+    cfg = K.make_config(1, False, False, AMERICAN)
+    values, visits = np.zeros(L.NUM_KEYS), np.zeros(L.NUM_KEYS, dtype=np.int64)
+    L.train_games(values, visits, cfg, 20_000, 1, 0.5, 0.0, 0, 20_000)
+    path = tmp_path_factory.mktemp("squares") / "values.npz"
+    np.savez(path, values=values, points=np.array(AMERICAN))
+    return str(path)
+
+
+def test_search_agents_beat_greedy_on_the_same_deals(small_table):
+    game = pyspiel.load_game("poker_squares")
+    the_deals = deals(11, 60)
+    greedy = evaluate(game, make_bot(game, "greedy", seed=1), the_deals)["scores"]
+    for name, opts in (("expectimax", {}), ("mc", {"simulations": 8, "policy": "learned", "depth": 3})):
+        scores = evaluate(game, make_bot(game, name, seed=1, table=small_table, **opts), the_deals)["scores"]
+        assert paired_diff_ci(scores, greedy).ci95_low > 0, name
+
+
+def test_mc_time_budget_per_game_is_kept(small_table):
+    game = pyspiel.load_game("poker_squares")
+    bot = make_bot(game, "mc", seed=2, table=small_table, policy="learned", seconds_per_game=0.5)
+    result = evaluate(game, bot, deals(12, 3))
+    assert np.all(result["seconds"] < 1.0) and np.all(result["scores"] >= 0)
+
+
+def test_agents_play_any_point_system_and_two_player_games(small_table):
+    game = pyspiel.load_game("poker_squares", {"scoring": "0,-1,3,6,12,-5,10,16,30,30", "players": 2,
+                                               "variant": "open"})
+    bots = [make_bot(game, "mc", player=p, seed=p, simulations=2) for p in range(2)]
+    returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
+    assert returns[0] == -returns[1]
+
+
+def test_committed_tables_give_a_strong_greedy_player():
+    game = pyspiel.load_game("poker_squares")
+    if not table_path(AMERICAN).exists():
+        pytest.fail(f"the learned American table {table_path(AMERICAN)} is missing")
+    the_deals = deals(13, 200)
+    learned = evaluate(game, make_bot(game, "learned", seed=1), the_deals)["scores"]
+    greedy = evaluate(game, make_bot(game, "greedy", seed=1), the_deals)["scores"]
+    assert learned.mean() > 95 and paired_diff_ci(learned, greedy).ci95_low > 20
