@@ -171,14 +171,15 @@ def _aux_possible(p, mask, aux):
 
 @numba.njit(cache=True)
 def _turn_levels(p, bx, rd, values, offsets, mask, total, G, L2, L1, final, ev, best, allowed,
-                 reroll):
-    """Fill ``G``, ``L2``, ``L1`` (num_aux, 252) for every possible ``aux`` of a turn."""
+                 reroll, only_aux):
+    """Fill ``G``, ``L2``, ``L1`` (num_aux, 252) for every possible ``aux`` of a turn, or
+    only for ``aux == only_aux`` (and the ``G`` rows it needs) when ``only_aux >= 0``."""
     num_aux = p[P_NUM_AUX]
     banked = p[P_AUX_KIND] == AUX_BANK
     extras = banked and p[P_BANK_STAGE_OK + current_stage(p, bx, mask)] == 1
     if extras:
         for c in range(num_aux - 2):
-            if not _aux_possible(p, mask, c):
+            if not _aux_possible(p, mask, c) or 0 <= only_aux < c:
                 break
             _final_values(p, bx, rd, values, offsets, mask, total, 0, False, c, allowed, G[c])
             if c > 0:
@@ -188,7 +189,7 @@ def _turn_levels(p, bx, rd, values, offsets, mask, total, G, L2, L1, final, ev, 
     # Without banking or first-roll doubling the stop values are the same at every level.
     same_final = not banked and p[P_FIRST_MULT] == 1
     for aux in range(num_aux):
-        if not _aux_possible(p, mask, aux):
+        if not _aux_possible(p, mask, aux) or (only_aux >= 0 and aux != only_aux):
             continue
         if not extras:
             _final_values(p, bx, rd, values, offsets, mask, total, aux, False, aux, allowed,
@@ -235,7 +236,7 @@ def _solve(p, bx, rd, offsets, sum_row, sum_ok, values):
             if not sum_ok[row, s]:
                 continue
             _turn_levels(p, bx, rd, values, offsets, mask, p[P_SUM_LO] + s, G, L2, L1, final, ev,
-                         best, allowed, reroll)
+                         best, allowed, reroll, -1)
             for aux in range(num_aux):
                 if _aux_possible(p, mask, aux):
                     total = 0.0
@@ -265,7 +266,7 @@ def turn_levels(tables, layout, values, mask: int, total: int):
     _turn_levels(tables.params, tables.box_data, tables.roll_data, values, layout.offsets, mask,
                  total, G, L2, L1,
                  np.zeros(dice.NUM_ROLLS), np.zeros(dice.NUM_KEEPS), np.zeros(dice.NUM_KEEPS),
-                 np.zeros(tables.num_boxes, dtype=np.bool_), np.zeros(dice.NUM_ROLLS))
+                 np.zeros(tables.num_boxes, dtype=np.bool_), np.zeros(dice.NUM_ROLLS), -1)
     return G, L2, L1
 
 

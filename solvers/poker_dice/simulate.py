@@ -88,7 +88,7 @@ def _optimal_games(cfg, p, bx, rd, values, offsets, num_games, seed, scores):
             if state[K.S_ROLLS] == 1:
                 _turn_levels(p, bx, rd, values, offsets, state[K.S_PLAYERS + K.F_MASK],
                              state[K.S_PLAYERS + K.F_TOTAL], G, L2, L1, final, ev, best, allowed,
-                             reroll)
+                             reroll, state[K.S_PLAYERS + K.F_AUX])
             action = optimal_action(state, p, bx, rd, values, offsets, G, L2, ev, allowed)
             K.apply_action(state, cfg, p, bx, rd, action)
         scores[g] = state[K.S_PLAYERS + K.F_SCORE]
