@@ -13,6 +13,13 @@ Palace kernels and the defaults that suit the game:
 
 Both draw chance outcomes uniformly from the pile with an xorshift generator
 seeded by the search, so the same seed gives the same returns.
+
+The search runs on :class:`ModelledState`, a Palace state with an opponent
+model: the other seats play the heuristic inside the tree, the hidden
+palaces of a determinization are chosen to agree with the moves the other
+seats made (if they play like the heuristic), and information sets are keyed
+cheaply relative to the search's root. The defaults (``DEFAULT_*``) were
+chosen in head-to-head runs against the heuristic at two seats.
 """
 
 from __future__ import annotations
