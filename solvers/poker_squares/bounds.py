@@ -125,17 +125,33 @@ def core_upper_bound(cards, points, time_limit: float = 20.0) -> tuple[float, bo
     lp.a_matrix_.value_ = np.array(value)
     lp.sense_ = highspy.ObjSense.kMaximize
     lp.integrality_ = [highspy.HighsVarType.kInteger] * (2 * m + 2)
+    bound, proved = _solve(lp, time_limit)
+    if not np.isfinite(bound):
+        # Stopped before the root relaxation was solved: the relaxation alone, without a limit, still bounds.
+        lp.integrality_ = [highspy.HighsVarType.kContinuous] * (2 * m + 2)
+        bound, _ = _solve(lp, np.inf)
+        proved = False
+    # Every score is an integer, so a bound may be rounded down (after a tolerance).
+    return float(np.floor(bound + 1e-6)), proved
+
+
+def _solve(lp, time_limit: float) -> tuple[float, bool]:
+    """(bound, proved): the MIP's dual bound (the LP optimum for a continuous model)."""
+    import highspy
+
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("time_limit", float(time_limit))
+    if np.isfinite(time_limit):
+        h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("threads", 1)
+    h.setOptionValue("mip_rel_gap", 0.0)
     h.passModel(lp)
     h.run()
     info = h.getInfo()
-    proved = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    bound = info.objective_function_value if proved else info.mip_dual_bound
-    # Integer points: any bound may be rounded down to an integer after a tolerance.
-    return float(np.floor(bound + 1e-6)), proved
+    optimal = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    if all(v == highspy.HighsVarType.kContinuous for v in lp.integrality_):
+        return (info.objective_function_value if optimal else np.inf), False
+    return info.mip_dual_bound, optimal
 
 
 @numba.njit(cache=True)

@@ -10,6 +10,8 @@
   learned policy, optionally cut after ``depth`` placements and valued by the
   learned table; a fixed number of rollouts per cell and move, or a time
   budget per game.
+- ``mc_learned``: ``mc`` with its strongest settings as defaults (learned
+  rollouts of 3 placements, then the learned table; 4.5 s per game).
 
 The learned table is that of the game's point system, read from
 ``results/poker_squares/`` (``gamut squares train`` makes it); ``table``
@@ -166,5 +168,17 @@ register_bot(
         "seconds_per_game": Option(float, 0.0, "time budget per game in seconds (0: use simulations)"),
         "policy": Option(str, "greedy", "rollout policy: 'greedy' (the game's greedy kernel) or 'learned'"),
         "depth": Option(int, -1, "placements per rollout before the learned table values the grid (-1: to the end)"),
+    },
+)
+register_bot(
+    "mc_learned", "poker_squares",
+    lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
+    "the strongest setting of mc: learned-policy rollouts cut after 3 placements, 4.5 s per game",
+    {
+        "table": _TABLE,
+        "simulations": Option(int, 100, "rollouts per candidate cell and move (when seconds_per_game is 0)"),
+        "seconds_per_game": Option(float, 4.5, "time budget per game in seconds (0: use simulations)"),
+        "policy": Option(str, "learned", "rollout policy: 'greedy' or 'learned'"),
+        "depth": Option(int, 3, "placements per rollout before the learned table values the grid (-1: to the end)"),
     },
 )

@@ -102,7 +102,7 @@ def load_values(points, path: Path | None = None) -> np.ndarray:
     """The learned table of ``points`` (float64 (NUM_KEYS,)); a clear error if it was never trained."""
     path = Path(path) if path else table_path(points)
     if not path.exists():
-        raise ValueError(f"no learned values for points {tuple(points)} at {path}: "
+        raise ValueError(f"no learned values for points {tuple(int(p) for p in points)} at {path}: "
                          f"run `gamut squares train --scoring ...` first")
     saved = np.load(path)
     if tuple(saved["points"]) != tuple(int(p) for p in points):
