@@ -225,3 +225,14 @@ def test_cli_train_mccfr_checkpoints_and_resumes(tmp_path):
     assert load_strategy(out).metadata["abstraction"] == "draw_key"
     code, _, err = _gamut("poke", "train", "--algo", "mccfr", "--iterations", "10", "--resume", "--out", out)
     assert code == 2 and "--resume needs --checkpoint" in err
+
+
+def test_mccfr_benchmark_runs_on_a_tiny_budget():
+    from argparse import Namespace
+
+    from benchmarks import poke_mccfr
+
+    result = poke_mccfr.run(Namespace(game=poke_mccfr.DEFAULT_GAME, iterations=3, repeats=1, warmup=1))
+    assert result["ours_iterations_per_s"] > 0 and result["openspiel_python_iterations_per_s"] > 0
+    assert result["ratio_vs_openspiel"] == pytest.approx(
+        result["ours_iterations_per_s"] / result["openspiel_python_iterations_per_s"])
