@@ -142,14 +142,14 @@ def test_mccfr_agent_plays_from_its_policy_file(tmp_path):
 
 def test_point_value_is_positive_and_zero_without_the_extra_point():
     from solvers.poke.point_value import _play_with_bonus, point_value_samples
-    from solvers.poke.match import _play_heuristics
+    from solvers.poke.match import play_heuristic_match
     from solvers.stats import mean_ci
 
     game = pyspiel.load_game(RUBBER)
     params = np.stack([make_params()] * 2)
     state, order = np.empty(K.STATE_SIZE, np.int64), np.empty(52, np.int64)
     for seed in match_seeds(2, 20):
-        base = _play_heuristics(game.cfg, params, seed, state, order)
+        base = play_heuristic_match(game.cfg, params, seed, state, order)
         assert _play_with_bonus(game.cfg, params, seed, -1, 0, 1, state, order)[0] == base
     est = mean_ci(point_value_samples(game.cfg, make_params(), match_seeds(4, 20000)))
     assert est.ci95_low > 5
@@ -236,3 +236,28 @@ def test_mccfr_benchmark_runs_on_a_tiny_budget():
     assert result["ours_iterations_per_s"] > 0 and result["openspiel_python_iterations_per_s"] > 0
     assert result["ratio_vs_openspiel"] == pytest.approx(
         result["ours_iterations_per_s"] / result["openspiel_python_iterations_per_s"])
+
+
+def _splitmix_reference(x):
+    mask = (1 << 64) - 1
+    z = (x + 0x9E3779B97F4A7C15) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
+
+
+def test_splitmix_and_deal_orders_match_a_python_reference():
+    from solvers.poke.match import splitmix64
+
+    rng = np.random.default_rng(8)
+    xs = rng.integers(0, 2**63, size=100_000, dtype=np.uint64)
+    assert all(int(splitmix64(np.uint64(x))) == _splitmix_reference(int(x)) for x in xs)
+    cfg = pyspiel.load_game("poke").cfg
+    for seed, deal in zip(rng.integers(0, 2**62, 500).tolist(), rng.integers(0, 40, 500).tolist()):
+        cards = list(range(52))
+        x = _splitmix_reference(seed ^ _splitmix_reference(deal))
+        for i in range(51, 0, -1):
+            x = _splitmix_reference(x)
+            j = x % (i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+        assert deal_order(cfg, seed, deal).tolist() == cards

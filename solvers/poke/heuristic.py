@@ -87,8 +87,8 @@ def _rank_counts(cards):
 
 
 @numba.njit(cache=True)
-def _lowest_cards(cards, n):
-    # The n lowest card ids of the mask (card ids order by rank first).
+def lowest_cards(cards, n):
+    """Mask of the ``n`` lowest cards of the card mask ``cards`` (all of them if it holds fewer)."""
     out = np.int64(0)
     rest = cards
     for _ in range(n):
@@ -127,8 +127,8 @@ def discard_cards(hand, max_discard):
                     keep = suited
         if keep == 0:
             # No pair, no flush draw: keep the highest cards.
-            keep = hand & ~_lowest_cards(hand, min(max_discard, size - 1))
-    return _lowest_cards(hand & ~keep, max_discard)
+            keep = hand & ~lowest_cards(hand, min(max_discard, size - 1))
+    return lowest_cards(hand & ~keep, max_discard)
 
 
 @numba.njit(cache=True)
@@ -177,8 +177,8 @@ def _follow_cards(free, lead):
     counts = _rank_counts(free)
     for r in range(lead_rank + 1, 13):
         if (counts >> (4 * r)) & 15 >= size:
-            return _lowest_cards(free & (np.int64(15) << (4 * r)), size)
-    return _lowest_cards(free, size)
+            return lowest_cards(free & (np.int64(15) << (4 * r)), size)
+    return lowest_cards(free, size)
 
 
 @numba.njit(cache=True)

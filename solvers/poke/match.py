@@ -33,8 +33,8 @@ _GOLDEN = 0x9E3779B97F4A7C15
 
 
 @numba.njit(cache=True)
-def _splitmix(x):
-    # One splitmix64 output for the uint64 counter x.
+def splitmix64(x):
+    """One splitmix64 output for the ``uint64`` counter ``x`` (a counter-based stream: feed it its output)."""
     z = x + np.uint64(_GOLDEN)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
@@ -42,17 +42,20 @@ def _splitmix(x):
 
 
 @numba.njit(cache=True)
-def _fill_deal_order(deck_mask, seed, deal, out):
-    # Fisher-Yates over the deck's card ids, from a splitmix64 stream keyed by (seed, deal).
+def fill_deal_order(deck_mask, seed, deal, out):
+    """Write the shuffled deck of ``(seed, deal)`` into ``out`` (``int64``, ``(52,)``); returns the deck size.
+
+    Fisher-Yates over the card ids of ``deck_mask``, from a splitmix64 stream keyed by (seed, deal).
+    """
     n = 0
     rest = deck_mask
     while rest:
         out[n] = K.lowest_card(rest)
         rest &= rest - 1
         n += 1
-    x = _splitmix(np.uint64(seed) ^ _splitmix(np.uint64(deal)))
+    x = splitmix64(np.uint64(seed) ^ splitmix64(np.uint64(deal)))
     for i in range(n - 1, 0, -1):
-        x = _splitmix(x)
+        x = splitmix64(x)
         j = np.int64(x % np.uint64(i + 1))
         out[i], out[j] = out[j], out[i]
     return n
@@ -67,7 +70,7 @@ def deal_order(cfg: np.ndarray, seed: int, deal: int) -> np.ndarray:
     if seed < 0 or deal < 0:
         raise ValueError(f"seed and deal must be >= 0, got seed={seed}, deal={deal}")
     out = np.empty(52, dtype=np.int64)
-    n = _fill_deal_order(np.int64(cfg[K.C_DECK]), np.uint64(seed), np.uint64(deal), out)
+    n = fill_deal_order(np.int64(cfg[K.C_DECK]), np.uint64(seed), np.uint64(deal), out)
     return out[:n]
 
 
@@ -82,15 +85,19 @@ def next_card(state, cfg, order, n):
 
 
 @numba.njit(cache=True)
-def _play_heuristics(cfg, params, seed, state, order):
-    # One match from the start: seat p plays params[p]; returns seat 0's above-the-line difference.
+def play_heuristic_match(cfg, params, seed, state, order):
+    """One match from the start with deals from ``fill_deal_order``; seat 0's above-the-line difference.
+
+    Seat ``p`` plays the heuristic with ``params[p]`` (``int64``, ``(2, NUM_PARAMS)``); ``state``
+    (``(STATE_SIZE,)``) and ``order`` (``(52,)``) are work buffers.
+    """
     K.init_state(state, cfg)
     deal = -1
     n = 0
     while state[K.S_PHASE] != K.PH_OVER:
         if state[K.S_DEALS_DONE] != deal:
             deal = state[K.S_DEALS_DONE]
-            n = _fill_deal_order(cfg[K.C_DECK], np.uint64(seed), np.uint64(deal), order)
+            n = fill_deal_order(cfg[K.C_DECK], np.uint64(seed), np.uint64(deal), order)
         p = K.current_player(state)
         if p < 0:
             K.apply_action(state, cfg, next_card(state, cfg, order, n))
@@ -107,10 +114,10 @@ def _heuristic_margins(cfg, params_a, params_b, seeds, out):
     for i in range(seeds.shape[0]):
         seats[0] = params_a
         seats[1] = params_b
-        first = _play_heuristics(cfg, seats, seeds[i], state, order)
+        first = play_heuristic_match(cfg, seats, seeds[i], state, order)
         seats[0] = params_b
         seats[1] = params_a
-        second = _play_heuristics(cfg, seats, seeds[i], state, order)
+        second = play_heuristic_match(cfg, seats, seeds[i], state, order)
         out[i, 0] = first
         out[i, 1] = -second
 

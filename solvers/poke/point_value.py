@@ -17,7 +17,7 @@ import numpy as np
 
 from envs.poke import kernels as K
 from solvers.poke.heuristic import heuristic_action
-from solvers.poke.match import _fill_deal_order, _splitmix, next_card
+from solvers.poke.match import fill_deal_order, splitmix64, next_card
 
 
 @numba.njit(cache=True)
@@ -30,7 +30,7 @@ def _play_with_bonus(cfg, params, seed, bonus_deal, bonus_seat, extra, state, or
     while state[K.S_PHASE] != K.PH_OVER:
         if state[K.S_DEALS_DONE] != deal:
             deal = state[K.S_DEALS_DONE]
-            n = _fill_deal_order(cfg[K.C_DECK], np.uint64(seed), np.uint64(deal), order)
+            n = fill_deal_order(cfg[K.C_DECK], np.uint64(seed), np.uint64(deal), order)
             if deal == bonus_deal:
                 state[K.S_BELOW + bonus_seat] += extra
         p = K.current_player(state)
@@ -47,7 +47,7 @@ def _point_values(cfg, params, seeds, extra, out):
     order = np.empty(52, dtype=np.int64)
     for i in range(seeds.shape[0]):
         base, deals = _play_with_bonus(cfg, params, seeds[i], -1, 0, extra, state, order)
-        x = _splitmix(seeds[i] ^ np.uint64(0x5DEECE66D))
+        x = splitmix64(seeds[i] ^ np.uint64(0x5DEECE66D))
         bonus_deal = np.int64(x % np.uint64(deals))
         seat = np.int64((x >> np.uint64(32)) & np.uint64(1))
         moved, _ = _play_with_bonus(cfg, params, seeds[i], bonus_deal, seat, extra, state, order)

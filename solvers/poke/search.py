@@ -30,8 +30,8 @@ from envs.poke import kernels as K
 from envs.poke.resample import resample
 from solvers.ismcts import ISMCTS
 from solvers.poke.bots import require_poke
-from solvers.poke.heuristic import DEFAULT_PARAMS, _lowest_cards, discard_cards, heuristic_action
-from solvers.poke.match import _splitmix
+from solvers.poke.heuristic import DEFAULT_PARAMS, lowest_cards, discard_cards, heuristic_action
+from solvers.poke.match import splitmix64
 from solvers.poke.policies import current_deal, deal_game_for
 from solvers.poke.walker import information_key
 
@@ -51,7 +51,7 @@ def _play_out(state, cfg, params, use_heuristic, seed, buf):
     # Play the deal of `state` to its end in place; chance and random choices from a splitmix64 counter.
     x = np.uint64(seed)
     while state[K.S_PHASE] != K.PH_OVER:
-        x = _splitmix(x)
+        x = splitmix64(x)
         p = K.current_player(state)
         if p < 0:
             stock = K.stock_mask(state, cfg)
@@ -75,7 +75,7 @@ def _mean_play_out(state, cfg, params, use_heuristic, seed, trick_value, count, 
     out[1] = 0.0
     x = np.uint64(seed)
     for _ in range(count):
-        x = _splitmix(x)
+        x = splitmix64(x)
         work[:] = state
         _play_out(work, cfg, params, use_heuristic, x, buf)
         K.returns(work, cfg, trick_value, one)
@@ -132,7 +132,7 @@ def candidate_actions(state, cfg, out):
             kept = discard_cards(hand, k)
             if kept:
                 n = _add_cards(hand, kept, 0, out, n)
-            n = _add_cards(hand, _lowest_cards(hand, k), 0, out, n)
+            n = _add_cards(hand, lowest_cards(hand, k), 0, out, n)
     else:
         lead = state[K.S_LEAD + state[K.S_TRICK]]
         if lead == 0:
@@ -145,8 +145,8 @@ def candidate_actions(state, cfg, out):
         for r in range(lead_rank + 1, 13):
             same = free & (np.int64(15) << (4 * r))
             if K.popcount(same) >= size:
-                n = _add_cards(hand, _lowest_cards(same, size), base, out, n)
-        n = _add_cards(hand, _lowest_cards(free, size), base, out, n)
+                n = _add_cards(hand, lowest_cards(same, size), base, out, n)
+        n = _add_cards(hand, lowest_cards(free, size), base, out, n)
     out[:n].sort()
     return n
 
