@@ -25,7 +25,8 @@ DEFAULT_GAME = "poke(hand_size=2,num_ranks=3,num_suits=2,trick_value=34.0)"
 
 def add_arguments(parser) -> None:
     parser.add_argument("--game", default=DEFAULT_GAME, help="poke deal game string (default: %(default)s)")
-    parser.add_argument("--iterations", type=int, default=200, help="iterations per timed repeat (default: %(default)s)")
+    parser.add_argument("--iterations", type=int, default=200,
+                        help="iterations per timed repeat (default: %(default)s)")
     parser.add_argument("--repeats", type=int, default=3, help="timed repeats (default: %(default)s)")
     parser.add_argument("--warmup", type=int, default=50, help="untimed iterations first (default: %(default)s)")
 
@@ -56,7 +57,8 @@ def run(args) -> dict:
         for _ in range(n):
             theirs.iteration()
 
-    solvers = {"ours_kernel_walker": ours.run, "ours_kernel_walker_compact_keys": compact.run, "ours_pyspiel_walker": api.run, "openspiel_python": run_theirs}
+    solvers = {"ours_kernel_walker": ours.run, "ours_kernel_walker_compact_keys": compact.run,
+               "ours_pyspiel_walker": api.run, "openspiel_python": run_theirs}
     for step in solvers.values():
         step(args.warmup)
     rates = {name: [] for name in solvers}

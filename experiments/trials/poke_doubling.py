@@ -102,7 +102,6 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
         margins = heuristic_margins(game.cfg, policies[spec["a"]], policies[spec["b"]],
                                     match_seeds(seed, params["pairs"]))
         return [_moments(margins.mean(axis=1))]
-    from solvers.cfr.policy_io import TabularStrategy  # noqa: F401  (type of the solved policy)
     from solvers.poke.equilibrium import draw_counts, draw_table
     from solvers.poke.policies import small_game_string, solve_small
 

@@ -48,7 +48,8 @@ register_bot(
     "poke",
     make_mccfr_bot,
     "external-sampling MCCFR draw policy over abstract hand buckets (full deck), heuristic trick play",
-    {"path": Option(str, "", "policy file from 'gamut poke train --algo mccfr' (default: results/poke/mccfr_draw.npz)")},
+    {"path": Option(str, "", "policy file from 'gamut poke train --algo mccfr' "
+                             "(default: results/poke/mccfr_draw.npz)")},
 )
 
 register_bot(
