@@ -44,6 +44,8 @@ EXPERIMENTS: dict[str, str] = {
     "cfr_convergence": "experiments.trials.cfr_convergence",
     "poke_doubling": "experiments.trials.poke_doubling",
     "palace_tournament": "experiments.trials.palace_tournament",
+    "dice_optimal": "experiments.trials.dice_optimal",
+    "dice_ranking": "experiments.trials.dice_ranking",
 }
 
 _REQUIRED = ("NAME", "VERSION", "PARAMS", "run_trial", "summarize")
