@@ -378,7 +378,8 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
         parts += [
             f"Agents on common dice (MCTS: {params['mcts_simulations']} simulations a move, random "
             "rollouts); paired differences to the optimal policy on the same games.", "",
-            markdown_table(agents, "{:.2f}"), "", "![agents](agents.png)",
+            markdown_table(agents.astype(object).where(agents.notna(), ""), "{:.2f}"), "",
+            "![agents](agents.png)",
         ]
     return "\n".join(parts)
 
