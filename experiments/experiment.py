@@ -43,6 +43,8 @@ EXPERIMENTS: dict[str, str] = {
     "hand_frequencies": "experiments.trials.hand_frequencies",
     "cfr_convergence": "experiments.trials.cfr_convergence",
     "poke_doubling": "experiments.trials.poke_doubling",
+    "poker_squares_agents": "experiments.trials.poker_squares_agents",
+    "poker_squares_bounds": "experiments.trials.poker_squares_bounds",
     "palace_tournament": "experiments.trials.palace_tournament",
     "dice_optimal": "experiments.trials.dice_optimal",
     "dice_ranking": "experiments.trials.dice_ranking",
