@@ -150,3 +150,12 @@ def test_bad_ranking_players_are_named(tmp_path):
                     "players = [2, 9]\ngames = 10\ngames_per_trial = 5\n")
     with pytest.raises(ConfigError, match="field 'players': 9"):
         load_experiment("dice_ranking", config_path=path)
+
+
+def test_opening_keeps_at_the_start_of_stage_two_and_unknown_boxes():
+    faces = ("ones", "twos", "threes", "fours", "fives", "sixes")
+    best = D.opening_keeps("classic", [(1, 2, 3, 4, 5)], top=1, filled=faces)
+    # A large straight on the turn's first roll scores double (30), the most of any choice.
+    assert best["choice"].item() == "box large straight"
+    with pytest.raises(ValueError, match="'pears' is not a box of classic"):
+        D.opening_keeps("classic", [(1, 2, 3, 4, 5)], filled=("pears",))

@@ -384,18 +384,28 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
     return "\n".join(parts)
 
 
-def opening_keeps(key: str, rolls: list[tuple[int, ...]], top: int = 3) -> pd.DataFrame:
-    """The best ``top`` choices of the optimal policy after each first roll of a game.
+def opening_keeps(key: str, rolls: list[tuple[int, ...]], top: int = 3, filled: tuple[str, ...] = (),
+                  total: int = 0) -> pd.DataFrame:
+    """The best ``top`` choices of the optimal policy after the first roll of a turn.
 
-    One row per (roll, choice): ``roll`` (str), ``rank``, ``choice`` (``keep 3,4,5`` or
-    ``box NAME``) and ``value``, the optimal expected final score after that choice.
+    The scorecard has the boxes named in ``filled`` filled (none: the game's first
+    turn) with bonus-group total ``total``. One row per (roll, choice): ``roll``
+    (str), ``rank``, ``choice`` (``keep 3,4,5``, ``keep nothing`` or ``box NAME``)
+    and ``value``, the optimal expected points from this turn on after that choice
+    (the whole game's expected score when nothing is filled).
     """
     from envs import dice
+    from envs.poker_dice.scorecard import box_names
 
     solution = solution_of(key)
+    names = box_names(solution.variant)
+    unknown = [box for box in filled if box not in names]
+    if unknown:
+        raise ValueError(f"box {unknown[0]!r} is not a box of {key}: {', '.join(names)}")
+    mask = sum(1 << names.index(box) for box in filled)
     rows = []
     for faces in rolls:
-        options = solution.options(0, 0, 0, dice.roll_id(faces), rolls_left=2)
+        options = solution.options(mask, total, 0, dice.roll_id(faces), rolls_left=2)
         for rank, option in enumerate(options[:top], start=1):
             choice = (f"keep {','.join(map(str, option['keep'])) or 'nothing'}" if option["action"] == "keep"
                       else f"box {option['box']}")
