@@ -95,7 +95,8 @@ def run_match(args: argparse.Namespace) -> int:
                             args.seed, range(args.hands))
     result = {"game": str(game), "lineup": lineup}
     for name, est in summarize_samples(samples).items():
-        result[name] = {"mean_chips": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high}
+        result[name] = {"mean_chips": float(est.value), "ci95_low": float(est.ci95_low),
+                        "ci95_high": float(est.ci95_high)}
     result.update({"n": args.hands, "hands_played": args.hands * players, "seed": args.seed,
                    "seconds": time.perf_counter() - start})
     emit_result(result, args.json)
