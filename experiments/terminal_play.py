@@ -15,6 +15,7 @@ to redraw a card.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -65,6 +66,13 @@ class TableView:
 
 _VIEWS: dict[str, TableView] = {}
 
+# Modules that register the views of the toolkit's games (imported on first use).
+VIEW_MODULES = (
+    "experiments.poke_view",
+    "experiments.squares_view",
+    "experiments.palace_view",
+)
+
 
 def register_view(short_name: str, view: TableView) -> None:
     """Register the terminal presentation of a game."""
@@ -72,6 +80,9 @@ def register_view(short_name: str, view: TableView) -> None:
 
 
 def view_for(game: pyspiel.Game) -> TableView:
+    """The registered view of ``game``, or the generic one."""
+    for module in VIEW_MODULES:
+        importlib.import_module(module)
     return _VIEWS.get(game.get_type().short_name, TableView())
 
 

@@ -88,3 +88,10 @@ def test_cli_rejects_a_bad_game_string():
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 2
+
+
+@pytest.mark.parametrize("short_name", ["poke", "poker_squares", "palace_poker"])
+def test_toolkit_games_get_their_own_view_through_gamut_play(short_name):
+    from experiments.terminal_play import view_for
+
+    assert view_for(pyspiel.load_game(short_name)) != TableView()
