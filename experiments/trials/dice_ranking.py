@@ -120,9 +120,12 @@ def seat_table(table: pd.DataFrame) -> pd.DataFrame:
                    exact[(exact["players"] == n) & (exact["seat"] == 1)]["win_share"].iloc[0])}
         sim = sims[(sims["players"] == n) & (sims["seat"] == seat)] if len(sims) else sims
         if len(sim):
-            est = moments_ci(*combine_moments(sim["n"].astype(int), sim["mean"], sim["m2"]))
+            games, mean, m2 = combine_moments(sim["n"].astype(int), sim["mean"], sim["m2"])
+            est = moments_ci(games, mean, m2)
+            se = np.sqrt(m2 / (games - 1) / games) if games > 1 else np.inf
             row.update({"simulated": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high,
-                        "games": est.n, "exact_in_ci": bool(est.ci95_low <= share <= est.ci95_high)})
+                        "games": est.n, "exact_in_ci": bool(est.ci95_low <= share <= est.ci95_high),
+                        "z": (est.value - share) / se})
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -165,5 +168,6 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
         covered = int(seats["exact_in_ci"].sum())
         games = int(seats["games"].max())
         lines += ["", f"Simulated check ({games:,} games per player count, seats on the solved "
-                  f"policies): the exact share lies inside {covered} of {len(seats)} 95% intervals."]
+                  f"policies): the exact share lies inside {covered} of {len(seats)} 95% intervals "
+                  f"(largest |z| = {seats['z'].abs().max():.2f})."]
     return "\n".join(lines + ["", "![seat advantage](seat_advantage.png)"])
