@@ -244,10 +244,11 @@ def distribution_summary(table: pd.DataFrame) -> pd.DataFrame:
         values, counts = hist.index.to_numpy(dtype=float), hist.to_numpy(dtype=float)
         n = int(counts.sum())
         mean = float(values @ counts / n)
-        est = moments_ci(n, mean, float(counts @ (values - mean) ** 2))
+        m2 = float(counts @ (values - mean) ** 2)
+        est = moments_ci(n, mean, m2)
         row = {"variant": key, "exact_mean": float(base[key]), "mean": est.value,
                "ci95_low": est.ci95_low, "ci95_high": est.ci95_high, "n": n,
-               "sd": float(np.sqrt(counts @ (values - mean) ** 2 / max(n - 1, 1))),
+               "sd": float(np.sqrt(m2 / max(n - 1, 1))),
                "min": float(values.min()), "max": float(values.max())}
         row.update({f"q{round(100 * q):02d}": _weighted_quantile(values, counts, q) for q in QUANTILES})
         row["exact_in_ci"] = bool(est.ci95_low <= row["exact_mean"] <= est.ci95_high)
