@@ -12,6 +12,7 @@ AGENT_MODULES = (
     "solvers.search.ismcts_bot",
     "solvers.poke.agents",
     "solvers.palace_poker.agents",
+    "solvers.poker_dice.agents",
 )
 
 for _module in AGENT_MODULES:

@@ -54,3 +54,16 @@ def test_greedy_is_worse_than_optimal_and_names_are_checked(tmp_path):
         make_bot("optimal", ranking)
     assert make_bot("random", ranking, seed=3).step(ranking.new_initial_state().child(0)) in \
         ranking.new_initial_state().child(0).legal_actions()
+
+
+def test_dice_agents_are_in_the_toolkit_registry():
+    from solvers.bots import bot_names, make_bot as make_registered
+
+    yacht = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
+    assert {"optimal", "greedy", "mcts", "random"} <= set(bot_names(yacht))
+    ranking = pyspiel.load_game("poker_dice(variant=ranking,players=2)")
+    assert "optimal" not in bot_names(ranking) and "mcts" in bot_names(ranking)
+    with pytest.raises(ValueError, match="cannot play .*not the ranking game"):
+        make_registered(ranking, "optimal")
+    bot = make_registered(yacht, "optimal", player=0, seed=1)
+    assert pyspiel.evaluate_bots(yacht.new_initial_state(), [bot], 1)[0] > 0
