@@ -30,26 +30,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
 
 
-def api_random_hands(game, num_hands: int, rng) -> int:
-    """Play ``num_hands`` uniformly random hands through the pyspiel State API; return the moves."""
-    moves = 0
-    for _ in range(num_hands):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
-            moves += 1
-    return moves
-
-
 def run(args) -> dict:
     import numpy as np
     import pyspiel
 
+    from benchmarks.state_api import random_games_through_state_api
     import envs  # noqa: F401  (registers the game)
     from envs.palace_poker.rollout import random_hands
 
@@ -60,7 +45,7 @@ def run(args) -> dict:
         raise ValueError(f"--game {args.game!r} is not a palace_poker game")
     rng = np.random.default_rng(args.seed)
     random_hands(game.cfg, 10, args.seed)  # warm-up: load or compile the kernels
-    api_random_hands(game, 2, rng)
+    random_games_through_state_api(game, 2, rng)
 
     ours_seconds, api_seconds = [], []
     ours_moves = api_moves = 0
@@ -69,7 +54,7 @@ def run(args) -> dict:
         _, ours_moves = random_hands(game.cfg, args.numba_hands, args.seed + repeat)
         ours_seconds.append(time.perf_counter() - start)
         start = time.perf_counter()
-        api_moves = api_random_hands(game, args.api_hands, rng)
+        api_moves = random_games_through_state_api(game, args.api_hands, rng)
         api_seconds.append(time.perf_counter() - start)
 
     ours_rate = args.numba_hands / statistics.median(ours_seconds)

@@ -29,25 +29,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
 
 
-def _api_deals(game, num_deals, rng) -> int:
-    actions = 0
-    for _ in range(num_deals):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[int(rng.integers(len(legal)))])
-            actions += 1
-    return actions
-
-
 def run(args) -> dict:
     import numpy as np
     import pyspiel
 
+    from benchmarks.state_api import random_games_through_state_api
     import envs  # noqa: F401  (registers poke)
     from envs.poke import rollout
 
@@ -59,7 +45,7 @@ def run(args) -> dict:
     out = np.empty(args.deals)
     rollout.random_matches(game.cfg, 10, args.seed, out)  # warm-up: load or compile the kernels
     rng = np.random.default_rng(args.seed)
-    _api_deals(game, 5, rng)
+    random_games_through_state_api(game, 5, rng)
 
     ours_seconds, api_seconds = [], []
     ours_actions = api_actions = 0
@@ -68,7 +54,7 @@ def run(args) -> dict:
         ours_actions = rollout.random_matches(game.cfg, args.deals, args.seed + repeat, out)
         ours_seconds.append(time.perf_counter() - start)
         start = time.perf_counter()
-        api_actions = _api_deals(game, args.api_deals, rng)
+        api_actions = random_games_through_state_api(game, args.api_deals, rng)
         api_seconds.append(time.perf_counter() - start)
 
     ours_rate = args.deals / statistics.median(ours_seconds)

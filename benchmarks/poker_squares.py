@@ -28,25 +28,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
 
 
-def _api_games(game, num_games, rng) -> float:
-    total = 0.0
-    for _ in range(num_games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[int(rng.integers(len(legal)))])
-        total += state.returns()[0]
-    return total
-
-
 def run(args) -> dict:
     import numpy as np
     import pyspiel
 
+    from benchmarks.state_api import random_games_through_state_api
     import envs  # noqa: F401  (registers poker_squares)
     from envs.poker_squares import kernels as K
 
@@ -59,7 +45,7 @@ def run(args) -> dict:
     start_state = game.new_initial_state().state
     K.rollout_scores(start_state, game.cfg, 10, args.seed)  # warm-up: load or compile the kernels
     rng = np.random.default_rng(args.seed)
-    _api_games(game, 3, rng)
+    random_games_through_state_api(game, 3, rng)
 
     ours_seconds, api_seconds = [], []
     mean_score = 0.0
@@ -69,7 +55,7 @@ def run(args) -> dict:
         ours_seconds.append(time.perf_counter() - start)
         mean_score = float(scores[:, 0].mean())
         start = time.perf_counter()
-        _api_games(game, args.api_games, rng)
+        random_games_through_state_api(game, args.api_games, rng)
         api_seconds.append(time.perf_counter() - start)
 
     ours_rate = args.games / statistics.median(ours_seconds)
