@@ -66,3 +66,16 @@ def test_parameters_survive_reset_unlike_a_preloaded_game_in_shimmy():
     env.reset(seed=0)
     assert len(env.agents) == 3
     api_test(pettingzoo_env("kuhn_poker(players=3)"), num_cycles=20)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_an_illegal_action_is_named_and_changes_nothing(variant):
+    game = pyspiel.load_game(variant)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    before = state.serialize()
+    illegal = next(a for a in range(game.num_distinct_actions() + 1) if a not in state.legal_actions())
+    with pytest.raises((ValueError, pyspiel.SpielError), match=f"action {illegal}( \\(.*\\))? is not legal here; legal actions"):
+        state.apply_action(illegal)
+    assert state.serialize() == before

@@ -18,6 +18,7 @@ import numpy as np
 import pyspiel
 
 from envs.hands import HAND_TABLE
+from envs.legality import require_legal
 from envs.palace_poker import encoding, resample
 from envs.palace_poker import kernels as K
 from envs.palace_poker import layout as L
@@ -148,15 +149,7 @@ class PalacePokerState(pyspiel.State):
         return [(int(c), 1.0 / n) for c in buf[:n]]
 
     def _apply_action(self, action):
-        if self.is_chance_node():
-            allowed = [c for c, _ in self.chance_outcomes()]
-        else:
-            allowed = self._legal_actions(self.current_player())
-        if action not in allowed:
-            player = self.current_player()
-            names = ", ".join(f"{a} ({self._action_to_string(player, a)})" for a in allowed)
-            raise ValueError(f"action {action} ({self._action_to_string(player, action)}) is not legal here; "
-                             f"legal actions: {names}")
+        require_legal(self, action)
         K.apply_action(self.state, self.cfg, int(action), HAND_TABLE)
 
     def _action_to_string(self, player, action):

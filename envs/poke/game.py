@@ -19,6 +19,7 @@ import numpy as np
 import pyspiel
 
 from envs.cards import card_str
+from envs.legality import require_legal
 from envs.poke import encoding
 from envs.poke import kernels as K
 from envs.poke.resample import resample
@@ -177,14 +178,7 @@ class PokeState(pyspiel.State):
         return [(int(c), 1.0 / n) for c in buf[:n]]
 
     def _apply_action(self, action):
-        if self.is_chance_node():
-            allowed = [c for c, _ in self.chance_outcomes()]
-        else:
-            allowed = self._legal_actions(self.current_player())
-        if action not in allowed:
-            player = self.current_player()
-            names = ", ".join(f"{a} ({self._action_to_string(player, a)})" for a in allowed)
-            raise ValueError(f"action {action} is not legal here; legal actions: {names}")
+        require_legal(self, action)
         K.apply_action(self.state, self.cfg, int(action))
 
     def _action_to_string(self, player, action):

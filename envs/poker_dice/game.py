@@ -18,6 +18,7 @@ import numpy as np
 import pyspiel
 
 from envs import dice
+from envs.legality import require_legal
 from envs.poker_dice import kernels as K
 from envs.poker_dice.scorecard import (
     AUX_BANK, AUX_REPEAT_FLAG, box_names, compile_variant, make_variant, ranking_tables,
@@ -160,14 +161,7 @@ class PokerDiceState(pyspiel.State):
         return list(zip(outcomes[:n].tolist(), probs[:n].tolist()))
 
     def _apply_action(self, action):
-        if self.is_chance_node():
-            allowed = [c for c, _ in self.chance_outcomes()]
-        else:
-            allowed = self._legal_actions(self.current_player())
-        if action not in allowed:
-            player = self.current_player()
-            names = ", ".join(f"{a} ({self._action_to_string(player, a)})" for a in allowed)
-            raise ValueError(f"action {action} is not legal here; legal actions: {names}")
+        require_legal(self, action)
         K.apply_action(self.state, self.get_game().cfg, *self._packed(), int(action))
 
     def _action_to_string(self, player, action):

@@ -24,6 +24,7 @@ import pyspiel
 
 from envs.cards import NUM_CARDS, card_str
 from envs.hands import HAND_TABLE
+from envs.legality import require_legal
 from envs.poker_squares import kernels as K
 from envs.versions import record_game_version
 
@@ -193,16 +194,8 @@ class PokerSquaresState(pyspiel.State):
         return [(int(c), 1.0 / n) for c in buf[:n]]
 
     def _apply_action(self, action):
+        require_legal(self, action)
         player = self.current_player()
-        if player == pyspiel.PlayerId.CHANCE:
-            allowed = [c for c, _ in self.chance_outcomes()]
-        else:
-            allowed = self._legal_actions(player)
-        if action not in allowed:
-            names = ", ".join(f"{a} ({self._action_to_string(player, a)})" for a in allowed)
-            raise ValueError(
-                f"action {action} is not legal here; legal actions: {names}"
-            )
         if player == pyspiel.PlayerId.CHANCE:
             K.deal_card(self.state, int(action))
         else:
