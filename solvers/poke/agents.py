@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from envs.poke.game import SMALL_EXACT_PARAMS
 from solvers.bots import Option, register_bot
 from solvers.poke.bots import make_heuristic
 from solvers.poke.heuristic import DEFAULT_PARAMS, PARAM_NAMES
@@ -18,6 +19,23 @@ from solvers.poke.policies import DEFAULT_TRICK_VALUE, make_cfr_bot, make_mccfr_
 from solvers.poke.search import (
     DEFAULT_ITERATIONS, DEFAULT_ROLLOUTS, DEFAULT_UCT_C, OPPONENT_MODELS, PLAYOUTS, make_ismcts_bot,
 )
+
+_DECK = ("num_ranks", "num_suits", "hand_size")
+_FULL_DECK = {"num_ranks": 13, "num_suits": 4, "hand_size": 5}
+
+
+def _small_deck_only(game) -> str | None:
+    wanted = {key: SMALL_EXACT_PARAMS[key] for key in _DECK}
+    if {key: game.params[key] for key in _DECK} != wanted or game.params["trick_unit"] != "card":
+        return f"its policy is solved for the small deck {wanted} with trick_unit=card"
+    return None
+
+
+def _full_deck_only(game) -> str | None:
+    if {key: game.params[key] for key in _DECK} != _FULL_DECK:
+        return "its draw policy is trained for the full 52-card deck with hands of 5"
+    return None
+
 
 _THRESHOLD_HELP = {
     "double_below": "non-dealer's first draw (doubles) when the hand's category is below this (0 high card .. 9)",
@@ -41,6 +59,7 @@ register_bot(
     make_cfr_bot,
     "exact CFR+ policy of the small-deck deal (Q, K, A in two suits, hands of two), any mode; solved on first use",
     {"trick_value": Option(float, DEFAULT_TRICK_VALUE, "above-the-line value of a below-the-line point in training")},
+    supports=_small_deck_only,
 )
 
 register_bot(
@@ -50,6 +69,7 @@ register_bot(
     "external-sampling MCCFR draw policy over abstract hand buckets (full deck), heuristic trick play",
     {"path": Option(str, "", "policy file from 'gamut poke train --algo mccfr' "
                              "(default: results/poke/mccfr_draw.npz)")},
+    supports=_full_deck_only,
 )
 
 register_bot(
