@@ -48,6 +48,7 @@ EXPERIMENTS: dict[str, str] = {
     "palace_tournament": "experiments.trials.palace_tournament",
     "dice_optimal": "experiments.trials.dice_optimal",
     "dice_ranking": "experiments.trials.dice_ranking",
+    "rl_learning_curve": "experiments.trials.rl_learning_curve",
 }
 
 _REQUIRED = ("NAME", "VERSION", "PARAMS", "run_trial", "summarize")
