@@ -27,7 +27,10 @@ def test_pettingzoo_api(variant):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_openspiel_rl_environment_plays_an_episode(variant):
-    env = rl_environment.Environment(pyspiel.load_game(variant), seed=1)
+    # Environment(game, seed=...) drops the seed for a loaded game; a seeded sampler makes chance reproducible.
+    env = rl_environment.Environment(
+        pyspiel.load_game(variant), chance_event_sampler=rl_environment.ChanceEventSampler(seed=1)
+    )
     rng = np.random.default_rng(0)
     step = env.reset()
     while not step.last():
