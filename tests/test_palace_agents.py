@@ -14,7 +14,7 @@ from envs.hands import HAND_TABLE
 from envs.palace_poker import kernels as K
 from envs.palace_poker import layout as L
 from envs.palace_poker import showdown
-from envs.palace_poker.xorshift import rng_state
+from envs.rng import rng_state
 from solvers.bots import make_bot
 from solvers.palace_poker import heuristic as H
 from solvers.palace_poker import match as M

@@ -291,7 +291,7 @@ def test_resample_puts_cards_bought_after_a_reshuffle_back_in_the_folded_palace(
 
 
 def test_xorshift_draws_are_uniform_and_seeded():
-    from envs.palace_poker import xorshift
+    from envs import rng as xorshift
 
     rng = xorshift.rng_state(123)
     draws = np.array([xorshift.below(rng, 7) for _ in range(100_000)])

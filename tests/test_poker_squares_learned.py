@@ -5,7 +5,7 @@ import pytest
 
 import envs  # noqa: F401
 from envs.hands import HAND_TABLE
-from envs.palace_poker.xorshift import rng_state
+from envs.rng import rng_state
 from envs.poker_squares import kernels as K
 from solvers.poker_squares import learned as L
 from solvers.poker_squares import training as T

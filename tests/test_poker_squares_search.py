@@ -6,7 +6,7 @@ import pytest
 
 import envs  # noqa: F401
 from envs.hands import HAND_TABLE
-from envs.palace_poker.xorshift import rng_state
+from envs.rng import rng_state
 from envs.poker_squares import kernels as K
 from solvers.bots import make_bot
 from solvers.poker_squares import learned as L

@@ -1,3 +1,3 @@
 """Palace Poker: rules as Numba kernels (``kernels``, ``showdown``, constants in ``layout``),
 the pyspiel game (``game``), what players see (``encoding``), resampling (``resample``) and
-random playouts (``rollout``, ``xorshift``)."""
+random playouts (``rollout``, drawing from ``envs.rng``)."""

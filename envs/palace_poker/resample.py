@@ -33,7 +33,7 @@ import numpy as np
 from envs.hands import HAND_TABLE
 from envs.palace_poker import kernels as K
 from envs.palace_poker import layout as L
-from envs.palace_poker.xorshift import rng_state, shuffle
+from envs.rng import rng_state, shuffle
 
 MAX_TRIES = 200_000
 NEVER = 1 << 30

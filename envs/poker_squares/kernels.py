@@ -29,7 +29,7 @@ import numpy as np
 
 from envs.cards import NUM_CARDS
 from envs.hands import HAND_TABLE, best_strength, category_of, hand_strength5
-from envs.palace_poker.xorshift import below, rng_state
+from envs.rng import below, rng_state
 
 GRID_SIZE = 5
 NUM_CELLS = GRID_SIZE * GRID_SIZE

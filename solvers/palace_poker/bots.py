@@ -7,7 +7,7 @@ import pyspiel
 
 from envs.hands import HAND_TABLE
 from envs.palace_poker import layout as L
-from envs.palace_poker.xorshift import rng_state
+from envs.rng import rng_state
 from solvers.palace_poker.heuristic import WORK_SIZE, heuristic_action, make_params
 
 

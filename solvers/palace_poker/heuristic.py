@@ -41,7 +41,7 @@ from envs import hands
 from envs.palace_poker import kernels as K
 from envs.palace_poker import layout as L
 from envs.palace_poker.showdown import banner_suit, own_suit_count, player_cards, popcount
-from envs.palace_poker.xorshift import below
+from envs.rng import below
 
 P_ATTACK, P_CALL, P_RAISE, P_FORCED, P_BUY_BELOW, P_SAMPLES = range(6)
 PARAM_NAMES = ("attack", "call", "raise", "forced", "buy_below", "samples")

@@ -36,7 +36,7 @@ from envs.palace_poker import layout as L
 from envs.palace_poker.game import PalacePokerState
 from envs.palace_poker.resample import MAX_TRIES, resample_history
 from envs.palace_poker.rollout import play_random
-from envs.palace_poker.xorshift import rng_state
+from envs.rng import rng_state
 from solvers.ismcts import ISMCTS, SearchResult
 from solvers.palace_poker.heuristic import WORK_SIZE, heuristic_action, make_params, play_heuristic
 

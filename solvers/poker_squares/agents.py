@@ -22,7 +22,7 @@ from __future__ import annotations
 import pyspiel
 
 from envs.hands import HAND_TABLE
-from envs.palace_poker.xorshift import rng_state
+from envs.rng import rng_state
 from envs.poker_squares import kernels as K
 from solvers.bots import register_bot
 

@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 from envs.hands import HAND_TABLE, best_strength, category_of
-from envs.palace_poker.xorshift import below, next_random, rng_state
+from envs.rng import below, next_random, rng_state
 from envs.poker_squares import kernels as K
 
 

@@ -37,7 +37,7 @@ import numba
 import numpy as np
 
 from envs.cards import NUM_CARDS
-from envs.palace_poker.xorshift import below, next_random, rng_state, shuffle
+from envs.rng import below, next_random, rng_state, shuffle
 from envs.poker_squares import kernels as K
 
 NUM_PLACED = K.NUM_CELLS + 1

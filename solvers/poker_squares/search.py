@@ -24,7 +24,7 @@ import numba
 import numpy as np
 
 from envs.cards import NUM_CARDS
-from envs.palace_poker.xorshift import shuffle
+from envs.rng import shuffle
 from envs.poker_squares import kernels as K
 from solvers.poker_squares.learned import grid_value, learned_cell, placement_gain
 

@@ -31,7 +31,7 @@ import numpy as np
 import pyspiel
 
 from envs.hands import HAND_TABLE
-from envs.palace_poker.xorshift import rng_state
+from envs.rng import rng_state
 from envs.poker_squares import kernels as K
 from solvers.bots import Option, register_bot
 from solvers.poker_squares import search as S

@@ -1,4 +1,4 @@
-"""A small seeded random generator for Palace Poker kernels (xorshift64*).
+"""A small seeded random generator for the toolkit's kernels (xorshift64*).
 
 Numba kernels draw from a one-element ``uint64`` array so a generator can be
 passed around and advanced in place without allocating; the same seed gives
