@@ -83,8 +83,12 @@ def _best_response(edge_start, edge_child, node_kind, node_player, node_infoset,
 
 
 @numba.njit(cache=True)
-def _expected_value(edge_start, edge_child, edge_prob, node_kind, node_infoset, node_utility, action_start,
-                    policy, value):
+def value_pass(edge_start, edge_child, edge_prob, node_kind, node_infoset, node_utility, action_start,
+               policy, value):
+    """Player 0's expected return at every node under ``policy``, bottom-up into ``value``; returns the root's.
+
+    ``value`` is a float64 buffer of shape ``(num_nodes,)``, written in place.
+    """
     for n in range(node_kind.shape[0] - 1, -1, -1):
         kind = node_kind[n]
         if kind == TERMINAL:
@@ -153,7 +157,7 @@ def policy_value(tree: GameTree, policy) -> float:
     """Player 0's expected return when both players follow ``policy``."""
     policy = _checked_policy(tree, policy)
     value = np.empty(tree.num_nodes)
-    return float(_expected_value(tree.edge_start, tree.edge_child, tree.edge_prob, tree.node_kind,
+    return float(value_pass(tree.edge_start, tree.edge_child, tree.edge_prob, tree.node_kind,
                                  tree.node_infoset, tree.node_utility, tree.infoset_action_start, policy, value))
 
 

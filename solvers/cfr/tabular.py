@@ -30,6 +30,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from solvers.cfr.best_response import value_pass
 from solvers.cfr.extract import CHANCE, DECISION, TERMINAL, GameTree
 
 ALGORITHMS = ("cfr", "cfr+", "dcfr", "linear")
@@ -83,27 +84,6 @@ def _reach_pass(edge_start, edge_child, edge_prob, node_kind, node_player, node_
                     reach0[c] *= prob
                 else:
                     reach1[c] *= prob
-
-
-@numba.njit(cache=True)
-def _value_pass(edge_start, edge_child, edge_prob, node_kind, node_infoset, node_utility, action_start, policy,
-                value):
-    # Bottom-up: player 0's expected return at every node under `policy`.
-    for n in range(node_kind.shape[0] - 1, -1, -1):
-        kind = node_kind[n]
-        if kind == TERMINAL:
-            value[n] = node_utility[n]
-            continue
-        first = edge_start[n]
-        v = 0.0
-        if kind == CHANCE:
-            for e in range(first, edge_start[n + 1]):
-                v += edge_prob[e] * value[edge_child[e]]
-        else:
-            base = action_start[node_infoset[n]] - first
-            for e in range(first, edge_start[n + 1]):
-                v += policy[base + e] * value[edge_child[e]]
-        value[n] = v
 
 
 @numba.njit(cache=True)
@@ -169,7 +149,7 @@ def _cfr_iterations(edge_start, edge_child, edge_prob, node_kind, node_player, n
             player = pass_index if alternating else -1
             _reach_pass(edge_start, edge_child, edge_prob, node_kind, node_player, node_infoset, action_start,
                         policy, reach0, reach1, reachc)
-            _value_pass(edge_start, edge_child, edge_prob, node_kind, node_infoset, node_utility, action_start,
+            value_pass(edge_start, edge_child, edge_prob, node_kind, node_infoset, node_utility, action_start,
                         policy, value)
             _update_pass(edge_start, edge_child, node_kind, node_player, node_infoset, action_start, policy,
                          regret, cum_policy, reach0, reach1, reachc, value, player, weight, discount)
