@@ -24,7 +24,6 @@ chosen in head-to-head runs against the heuristic at two seats.
 
 from __future__ import annotations
 
-import math
 
 import numba
 import numpy as np
@@ -37,8 +36,8 @@ from envs.palace_poker.game import PalacePokerState
 from envs.palace_poker.resample import MAX_TRIES, resample_history
 from envs.palace_poker.rollout import play_random
 from envs.rng import rng_state
-from solvers.ismcts import ISMCTS, SearchResult
 from solvers.palace_poker.heuristic import WORK_SIZE, heuristic_action, make_params, play_heuristic
+from solvers.search.ismcts_bot import ISMCTSBot
 
 ROLLOUT_POLICIES = ("heuristic", "random")
 DEFAULT_ITERATIONS = 300
@@ -221,7 +220,7 @@ class ModelledState(PalacePokerState):
         return state
 
 
-class PalaceISMCTSBot(pyspiel.Bot):
+class PalaceISMCTSBot(ISMCTSBot):
     """Plays the most visited root action of a fresh ISMCTS search with Palace play-outs.
 
     Parameters
@@ -245,41 +244,16 @@ class PalaceISMCTSBot(pyspiel.Bot):
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int = DEFAULT_ITERATIONS,
                  seconds: float = 0.0, uct_c: float = DEFAULT_UCT_C, rollout: str = "heuristic",
                  rollouts: int = 1):
-        pyspiel.Bot.__init__(self)
         if game.get_type().short_name != "palace_poker":
             raise ValueError(f"this ISMCTS plays palace_poker, not {game.get_type().short_name}")
-        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-            raise ValueError(f"ismcts option 'iterations' must be >= 1, got {iterations!r}")
-        if not 0 <= seconds < math.inf:
-            raise ValueError(f"ismcts option 'seconds' must be >= 0 (0: use iterations), got {seconds!r}")
-        self._search = ISMCTS(game, uct_c=uct_c, evaluator=PalaceRollout(game, rollout), rollouts=rollouts)
         self._model = make_params(samples=DEFAULT_ROLLOUT_SAMPLES)
-        self._player = player
-        self._rng = np.random.default_rng(seed)
-        self._budget = {"seconds": float(seconds)} if seconds > 0 else {"iterations": iterations}
-        self.last_search: SearchResult | None = None
+        super().__init__(game, player, seed, iterations, seconds, uct_c, rollout, rollouts)
 
-    def player_id(self) -> int:
-        return self._player
+    def _evaluator(self, game: pyspiel.Game, rollout: str):
+        return PalaceRollout(game, rollout)
 
-    def restart_at(self, state) -> None:
-        """Nothing to reset: every move is searched from scratch."""
-
-    def provides_policy(self) -> bool:
-        return True
-
-    def step_with_policy(self, state) -> tuple[list[tuple[int, float]], int]:
-        """Root visit fractions and the most visited action (no search with one legal action)."""
-        if state.current_player() != self._player:
-            raise ValueError(f"the ismcts bot plays seat {self._player}, but seat {state.current_player()} is to act")
-        legal = state.legal_actions()
-        if len(legal) == 1:
-            return [(legal[0], 1.0)], legal[0]
-        root = ModelledState.from_history(state.get_game(), state.history(), self._player, self._model,
+    def _search_root(self, state: pyspiel.State) -> pyspiel.State:
+        # The other seats are modelled by the heuristic; the root keeps only the real history.
+        return ModelledState.from_history(state.get_game(), state.history(), self._player, self._model,
                                           int(self._rng.integers(2**62)))
-        self.last_search = self._search.search(root, self._rng, **self._budget)
-        return self.last_search.policy(), self.last_search.best_action()
-
-    def step(self, state) -> int:
-        return self.step_with_policy(state)[1]
 

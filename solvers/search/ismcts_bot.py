@@ -57,14 +57,22 @@ class ISMCTSBot(pyspiel.Bot):
             raise ValueError(f"ismcts option 'iterations' must be >= 1, got {iterations!r}")
         if not 0 <= seconds < math.inf:
             raise ValueError(f"ismcts option 'seconds' must be >= 0 (0: use iterations), got {seconds!r}")
-        if rollout not in EVALUATOR_NAMES:
-            names = ", ".join(EVALUATOR_NAMES)
-            raise ValueError(f"ismcts option 'rollout' must be one of {names}, got {rollout!r}")
-        self._search = ISMCTS(game, uct_c=uct_c, evaluator=rollout, rollouts=rollouts)
+        self._search = ISMCTS(game, uct_c=uct_c, evaluator=self._evaluator(game, rollout), rollouts=rollouts)
         self._player = player
         self._rng = np.random.default_rng(seed)
         self._budget = {"seconds": float(seconds)} if seconds > 0 else {"iterations": iterations}
         self.last_search: SearchResult | None = None
+
+    def _evaluator(self, game: pyspiel.Game, rollout: str):
+        """The leaf evaluator named by the ``rollout`` option (a game's bot may override it)."""
+        if rollout not in EVALUATOR_NAMES:
+            names = ", ".join(EVALUATOR_NAMES)
+            raise ValueError(f"ismcts option 'rollout' must be one of {names}, got {rollout!r}")
+        return rollout
+
+    def _search_root(self, state: pyspiel.State) -> pyspiel.State:
+        """The state the search starts from: the real one (a game's bot may model it instead)."""
+        return state
 
     def player_id(self) -> int:
         return self._player
@@ -84,7 +92,7 @@ class ISMCTSBot(pyspiel.Bot):
         legal = state.legal_actions()
         if len(legal) == 1:
             return [(legal[0], 1.0)], legal[0]
-        self.last_search = self._search.search(state, self._rng, **self._budget)
+        self.last_search = self._search.search(self._search_root(state), self._rng, **self._budget)
         return self.last_search.policy(), self.last_search.best_action()
 
     def step(self, state) -> int:
