@@ -54,3 +54,17 @@ def test_every_game_has_a_page_covering_every_variant(short_name):
     documented = {str(pyspiel.load_game(block["game"])) for block in fact_blocks(page)}
     for variant in game_variants()[short_name]:
         assert str(pyspiel.load_game(variant)) in documented, f"{page.name} has no gamut-facts block for {variant}"
+
+
+@pytest.mark.parametrize("short_name", list(game_variants()))
+def test_every_game_specific_agent_is_documented(short_name):
+    """Each agent registered for this game by name (not for every game) appears on its page."""
+    from solvers.bots import ANY_GAME, bot_specs
+
+    text = (DOCS / f"{short_name}.md").read_text()
+    missing = set()
+    for variant in game_variants()[short_name]:
+        for name, spec in bot_specs(pyspiel.load_game(variant)).items():
+            if ANY_GAME not in spec.games and f"`{name}`" not in text:
+                missing.add(name)
+    assert not missing, f"docs/games/{short_name}.md does not describe the agents {sorted(missing)}"
