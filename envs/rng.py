@@ -33,6 +33,12 @@ def next_random(rng):
 
 
 @numba.njit(cache=True)
+def uniform(rng):
+    """Advance ``rng`` in place and return a float64 uniform on ``[0, 1)`` (53 random bits)."""
+    return next_random(rng) * (1.0 / 9007199254740992.0)
+
+
+@numba.njit(cache=True)
 def below(rng, n):
     """A random integer in ``0..n-1`` (``n >= 1``); the modulo bias is below ``n / 2**53``."""
     return np.int64(next_random(rng) % np.uint64(n))

@@ -40,6 +40,7 @@ from envs.poker_dice.scorecard import (
     AUX_BANK, P_AUX_KIND, P_BANK_STAGE_OK, P_NUM_BOXES, P_NUM_SUMS, P_SUM_LO,
 )
 from envs.poker_dice.scoring import allowed_boxes, current_stage, final_value, record
+from envs.rng import uniform
 
 NUM_KEEPS = dice.NUM_KEEPS
 BOX_BASE = NUM_KEEPS
@@ -238,22 +239,11 @@ def returns(state, cfg, out):
 
 
 @_kernel
-def _next_random(rng):
-    # xorshift64*: one-element uint64 state advanced in place.
-    x = rng[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    rng[0] = x
-    return ((x * np.uint64(2685821657736338717)) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@_kernel
 def sample_roll(keep, rng):
     """A roll drawn from ``TRANSITION[keep]``: each free die shows a uniform face."""
     k = keep
     for _ in range(dice.NUM_DICE - dice.KEEP_SIZE[keep]):
-        k = dice.KEEP_ADD[k, int(_next_random(rng) * dice.NUM_FACES)]
+        k = dice.KEEP_ADD[k, int(uniform(rng) * dice.NUM_FACES)]
     return k - dice.NUM_SHORT_KEEPS  # roll ids are keep ids of five dice minus 210
 
 
@@ -298,11 +288,11 @@ def random_playout(state, cfg, p, bx, rd, rng, actions, allowed):
             apply_action(state, cfg, p, bx, rd, sample_roll(state[S_KEEP], rng))
         elif cfg[C_MODE] == MODE_SCORECARD:
             n = num_legal_actions(state, cfg, p, bx, rd, allowed)
-            i = int(_next_random(rng) * n)
+            i = int(uniform(rng) * n)
             apply_action(state, cfg, p, bx, rd, legal_action_at(state, cfg, p, bx, rd, i, allowed))
         else:
             n = legal_actions(state, cfg, p, bx, rd, actions, allowed)
-            apply_action(state, cfg, p, bx, rd, actions[int(_next_random(rng) * n)])
+            apply_action(state, cfg, p, bx, rd, actions[int(uniform(rng) * n)])
 
 
 @numba.njit(cache=True)
