@@ -85,4 +85,4 @@ def describe_action(state, actor: int, action: int, viewer: int) -> str:
 
 
 register_view("palace_poker", TableView(render=render, describe_action=describe_action, allows_undo=False,
-                                        opponent="heuristic", hint="heuristic"))
+                                        opponent=("heuristic",), hint=("heuristic",)))

@@ -58,4 +58,4 @@ def describe(state, actor: int, action: int, viewer: int) -> str:
 
 
 register_view("poker_squares", TableView(render=render, describe_action=describe, allows_undo=True,
-                                         opponent="expectimax", hint="expectimax"))
+                                         opponent=("expectimax",), hint=("expectimax",)))

@@ -1,16 +1,24 @@
 """A person plays any toolkit game in the terminal against registered agents.
 
 One experience for every game: the same prompt, the same commands (``help``,
-``hint``, ``undo`` where the game allows it, ``actions``, ``quit``), a board or
-score sheet drawn by the game's view, and a clean exit on Ctrl-D.
+``hint``, ``undo`` where the game allows it, ``actions``, ``board``, ``quit``),
+a board or score sheet drawn by the game's view, and a clean exit on Ctrl-D.
+
+A move is typed as its number in the listing or as its name, the game's action
+string (any case; commas and spaces alike, so ``keep 3 3 5`` is ``keep 3,3,5``);
+a game's view may accept friendlier forms too and explain why a move is not
+legal. Anything else is answered with the legal moves and changes nothing.
 
 A game's presentation is a :class:`TableView` registered under its pyspiel
 short name; games without one get a generic view built from the human's
 information-state (or observation) string.
 
 Chance outcomes are drawn from a generator seeded by ``(seed, history
-length)``, so the same seed deals the same cards and ``undo`` cannot be used
-to redraw a card.
+length)``, so the same seed deals the same cards and making the same move
+again after ``undo`` meets the same card or roll. Undo is offered only where
+the view allows it (games whose positions hide nothing from the person); the
+final line counts the moves taken back, so such a score is never mistaken for
+a straight one.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyspiel
 
-from solvers.bots import make_bot
+from solvers.bots import bot_names, make_bot
 
 
 def _generic_render(state: pyspiel.State, player: int) -> str:
@@ -38,6 +46,15 @@ def _generic_describe(state: pyspiel.State, actor: int, action: int, viewer: int
     return state.action_to_string(actor, action)
 
 
+def normalise(text: str) -> str:
+    """Lower case, commas as spaces, single spaces: how typed moves and action names are compared.
+
+    >>> normalise("Keep 3,3, 5")
+    'keep 3 3 5'
+    """
+    return " ".join(text.lower().replace(",", " ").split())
+
+
 @dataclass(frozen=True)
 class TableView:
     """How a game shows itself to a person.
@@ -50,18 +67,25 @@ class TableView:
         How ``actor``'s ``action`` (about to be applied to ``state``) appears to
         ``viewer``; must not reveal what ``viewer`` may not know.
     allows_undo : bool
-        Whether ``undo`` is offered (games where taking a move back reveals nothing).
-    opponent : str
-        Default agent for the other seats.
-    hint : str
-        Default agent that answers ``hint``.
+        Whether ``undo`` is offered (games whose positions hide nothing from the person).
+    opponent, hint : tuple of str
+        Agents for the other seats and for ``hint``, best first: the first one
+        the loaded variant supports is used.
+    parse_action : callable ``(state, player, text) -> int | None``, optional
+        Friendlier ways to type a move, tried after the number and the action
+        string; returns a legal action, None when ``text`` is not a move of
+        this game, or raises ValueError saying why the move is not legal now.
+    moves_help : str
+        Lines added to ``help`` about typing this game's moves.
     """
 
     render: Callable[[pyspiel.State, int], str] = _generic_render
     describe_action: Callable[[pyspiel.State, int, int, int], str] = _generic_describe
     allows_undo: bool = False
-    opponent: str = "random"
-    hint: str = "random"
+    opponent: tuple[str, ...] = ("random",)
+    hint: tuple[str, ...] = ("random",)
+    parse_action: Callable[[pyspiel.State, int, str], int | None] | None = None
+    moves_help: str = ""
 
 
 _VIEWS: dict[str, TableView] = {}
@@ -71,6 +95,7 @@ VIEW_MODULES = (
     "experiments.poke_view",
     "experiments.squares_view",
     "experiments.palace_view",
+    "experiments.dice_view",
 )
 
 
@@ -90,10 +115,25 @@ HELP = """Commands:
   <number>     play the action with that number in the list
   <name>       play the action with that name (as listed, any case)
   actions      list the legal actions again
+  board        show the board or score sheet again
   hint         ask the hint agent what it would play
   undo         take back your last move (where the game allows it)
   help         this text
   quit         leave the game (Ctrl-D works too)"""
+
+# Listings longer than this are laid out in columns to stay on one screen.
+_COLUMN_AFTER = 12
+_LINE_WIDTH = 96
+
+
+def first_supported(game: pyspiel.Game, names: tuple[str, ...] | str) -> str:
+    """The first agent of ``names`` (best first) that plays this variant of ``game``."""
+    names = (names,) if isinstance(names, str) else tuple(names)
+    available = bot_names(game)
+    for name in names:
+        if name in available:
+            return name
+    raise ValueError(f"none of the agents {', '.join(names)} plays {game}; available: {', '.join(available)}")
 
 
 class PlaySession:
@@ -105,7 +145,8 @@ class PlaySession:
     human : int
         The person's seat.
     opponent, hint : str, optional
-        Agent names for the other seats and for hints (default: the view's).
+        Agent names for the other seats and for hints (default: the first of
+        the view's that plays this variant).
     seed : int
         Seeds the deal and every agent.
     read : callable ``(prompt) -> str``
@@ -122,13 +163,16 @@ class PlaySession:
         self.game, self.human, self.seed = game, human, seed
         self.view = view_for(game)
         self.read, self.write = read, write
+        self.opponent_name = opponent or first_supported(game, self.view.opponent)
         self.bots = {
-            p: make_bot(game, opponent or self.view.opponent, player=p, seed=seed + 1 + p)
+            p: make_bot(game, self.opponent_name, player=p, seed=seed + 1 + p)
             for p in range(game.num_players()) if p != human
         }
-        self.hint_bot = make_bot(game, hint or self.view.hint, player=human, seed=seed + 1000 + human)
+        self.hint_name = hint or first_supported(game, self.view.hint)
+        self.hint_bot = make_bot(game, self.hint_name, player=human, seed=seed + 1000 + human)
         self.state = game.new_initial_state()
         self.undo_stack: list[pyspiel.State] = []
+        self.undone = 0
 
     def _chance_outcome(self) -> int:
         outcomes, probs = zip(*self.state.chance_outcomes())
@@ -142,18 +186,32 @@ class PlaySession:
         self.state.apply_action(action)
 
     def _legal_listing(self) -> str:
-        legal = self.state.legal_actions(self.human)
-        return "\n".join(
-            f"  {i:>3}. {self.state.action_to_string(self.human, a)}" for i, a in enumerate(legal, start=1)
-        )
+        names = [self.state.action_to_string(self.human, a) for a in self.state.legal_actions(self.human)]
+        items = [f"{i:>3}. {name}" for i, name in enumerate(names, start=1)]
+        if len(items) <= _COLUMN_AFTER:
+            return "\n".join("  " + item for item in items)
+        # Column-major, like ls: numbers run down each column.
+        width = max(map(len, items)) + 2
+        columns = max(1, _LINE_WIDTH // width)
+        rows = -(-len(items) // columns)
+        lines = []
+        for r in range(rows):
+            row = items[r::rows]
+            lines.append("  " + "".join(f"{item:<{width}}" for item in row).rstrip())
+        return "\n".join(lines)
 
     def _parse(self, text: str) -> int | None:
+        """The legal action ``text`` names, or None; ValueError from the view says why a move is not legal."""
         legal = self.state.legal_actions(self.human)
         if text.isdigit():
             index = int(text)
             return legal[index - 1] if 1 <= index <= len(legal) else None
-        by_name = {self.state.action_to_string(self.human, a).lower(): a for a in legal}
-        return by_name.get(text.lower())
+        by_name = {normalise(self.state.action_to_string(self.human, a)): a for a in legal}
+        if normalise(text) in by_name:
+            return by_name[normalise(text)]
+        if self.view.parse_action is not None:
+            return self.view.parse_action(self.state, self.human, text)
+        return None
 
     def _hint(self) -> str:
         self.hint_bot.restart_at(self.state)
@@ -161,9 +219,9 @@ class PlaySession:
             policy, action = self.hint_bot.step_with_policy(self.state)
             ranked = sorted(policy, key=lambda pair: -pair[1])[:5]
             weights = ", ".join(f"{self.state.action_to_string(self.human, a)} {p:.2f}" for a, p in ranked)
-            return f"hint: {self.state.action_to_string(self.human, action)}   ({weights})"
+            return f"hint: {self.state.action_to_string(self.human, action)}   ({self.hint_name}: {weights})"
         action = self.hint_bot.step(self.state)
-        return f"hint: {self.state.action_to_string(self.human, action)}"
+        return f"hint: {self.state.action_to_string(self.human, action)}   ({self.hint_name})"
 
     def _undo(self) -> str:
         if not self.view.allows_undo:
@@ -171,6 +229,7 @@ class PlaySession:
         if not self.undo_stack:
             return "nothing to undo"
         self.state = self.undo_stack.pop()
+        self.undone += 1
         for bot in self.bots.values():
             bot.restart_at(self.state)
         return "your last move was taken back"
@@ -187,23 +246,33 @@ class PlaySession:
             self.write("bye: the game was left unfinished")
             return False
         if command in ("help", "?"):
-            self.write(HELP)
+            self.write(HELP + (f"\nMoves:\n{self.view.moves_help}" if self.view.moves_help else ""))
         elif command == "actions":
             self.write(self._legal_listing())
+        elif command == "board":
+            self._show()
         elif command == "hint":
             self.write(self._hint())
         elif command == "undo":
             self.write(self._undo())
             self._show()
         elif text:
-            action = self._parse(text)
-            if action is None:
-                self.write(f"{text!r} is not a legal action here; type a number from the list, a name, or 'help'")
-            else:
-                self.undo_stack.append(self.state.clone())
-                self._apply(self.human, action)
-                self._show_if_human_turn()
+            self._play_text(text)
         return True
+
+    def _play_text(self, text: str) -> None:
+        try:
+            action = self._parse(text)
+        except ValueError as err:
+            self.write(f"{text!r} is not a legal action here: {err}")
+            return
+        if action is None:
+            self.write(f"{text!r} is not a legal action here; type a number or a name from this list "
+                       f"(or 'help'):\n{self._legal_listing()}")
+            return
+        self.undo_stack.append(self.state.clone())
+        self._apply(self.human, action)
+        self._show_if_human_turn()
 
     def _show(self) -> None:
         self.write(self.view.render(self.state, self.human))
@@ -232,7 +301,8 @@ class PlaySession:
                 self._show_if_human_turn()
         returns = self.state.returns()
         self.write(self.view.render(self.state, self.human))
+        taken_back = f" ({self.undone} move(s) taken back)" if self.undone else ""
         self.write("game over: " + ", ".join(
             f"{'you' if p == self.human else f'seat {p}'} {r:+g}" for p, r in enumerate(returns)
-        ))
+        ) + taken_back)
         return returns

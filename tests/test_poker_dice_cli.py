@@ -63,24 +63,30 @@ def test_ranking_prints_win_shares(capsys):
     assert "players=9" in capsys.readouterr().err
 
 
-def test_play_follows_the_advisor_to_the_end(capsys):
+def _play_args(**overrides):
     import argparse
 
+    values = {"variant": "yacht12", "joker": "free", "players": 1, "seat": 0, "opponent": "optimal",
+              "hint": "optimal", "seed": 1}
+    return argparse.Namespace(**{**values, **overrides})
+
+
+def test_play_explains_bad_moves_and_leaves_on_quit():
     from experiments.commands.dice import run_play
 
-    script = iter(["hint", "box sevens", "keep 9"] + ["quit"])
-    args = argparse.Namespace(variant="yacht12", joker="free", seed=1)
-    assert run_play(args, read=lambda prompt: next(script)) == 0
-    out = capsys.readouterr().out
-    assert "advisor:" in out and "unknown box 'sevens'" in out and "game abandoned" in out
+    script = iter(["hint", "box sevens", "keep 9", "quit"])
+    out = []
+    assert run_play(_play_args(), read=lambda prompt: next(script), write=out.append) == 0
+    text = "\n".join(out)
+    assert "hint: " in text and "(optimal)" in text
+    assert "'box sevens' is not a legal action here" in text
+    assert "'9' is not a die face" in text and "bye: the game was left unfinished" in text
 
 
-def test_play_a_whole_game_always_taking_the_advice(capsys):
-    import argparse
+def test_play_a_whole_game_always_taking_the_advice():
+    from experiments.commands.dice import run_play
 
-    from experiments.commands import dice as dice_command
-
-    answers = []
+    answers, out = [], []
 
     def read(prompt):
         assert len(answers) < 200, answers[-6:]  # a wrong hint parse would loop
@@ -88,12 +94,13 @@ def test_play_a_whole_game_always_taking_the_advice(capsys):
         if not answers or answers[-1] != "hint":
             answers.append("hint")
             return "hint"
-        lines = capsys.readouterr().out.splitlines()
-        hint = [x for x in lines if x.startswith("advisor: ")][-1].removeprefix("advisor: ")
+        hint = [x for x in out if x.startswith("hint: ")][-1].removeprefix("hint: ").split("   (")[0]
         answers.append(hint)
         return hint
 
-    args = argparse.Namespace(variant="yacht12", joker="free", seed=4)
-    assert dice_command.run_play(args, read=read) == 0
-    assert "final score" in capsys.readouterr().out
+    assert run_play(_play_args(seed=4), read=read, write=out.append) == 0
+    assert out[-1].startswith("game over: you +")
     assert sum(a.startswith("box") for a in answers) == 12
+    # The final sheet's total is the score the game returns.
+    total = next(line for line in out[-2].splitlines() if line.strip().startswith("total"))
+    assert f"+{total.split()[-1]}" == out[-1].split()[-1]

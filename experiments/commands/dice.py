@@ -4,8 +4,9 @@
 expected score of a whole solitaire game; ``gamut dice advise`` gives the
 expected value of every choice in one situation, best first; ``gamut dice
 ranking --players N`` solves the ranking game and gives each seat's win share;
-``gamut dice play --variant V`` lets a person play a solitaire game in the
-terminal with the optimal advisor at hand.
+``gamut dice play --variant V`` lets a person play a scorecard game in the
+terminal with the optimal advisor as ``hint``: the same session as ``gamut play
+'poker_dice(variant=V,players=1)'`` (score sheet, help, hint, undo, Ctrl-D).
 """
 
 from __future__ import annotations
@@ -52,9 +53,18 @@ def register(subparsers) -> None:
     add_json_flag(advise)
     advise.set_defaults(handler=run_advise)
 
-    play = actions.add_parser("play", help="play a solitaire scorecard game with the advisor")
+    play = actions.add_parser(
+        "play", help="play a scorecard game in the terminal with the optimal advisor as 'hint'",
+        description="Play a scorecard game in the terminal (the session of 'gamut play poker_dice(...)'). "
+                    "At the prompt: a number or move from the list, 'keep 3 3 5', 'box full house', "
+                    "hint, undo, board, actions, help, quit (or Ctrl-D).")
     _add_variant_arguments(play)
-    play.add_argument("--seed", type=int, default=0, help="dice seed (default: %(default)s)")
+    play.add_argument("--players", type=int, default=1,
+                      help="players, 1..8; the other seats are agents (default: %(default)s)")
+    play.add_argument("--seat", type=int, default=0, help="your seat (default: %(default)s)")
+    play.add_argument("--opponent", default="optimal", help="agent at the other seats (default: %(default)s)")
+    play.add_argument("--hint", default="optimal", help="agent answering 'hint' (default: %(default)s)")
+    play.add_argument("--seed", type=int, default=0, help="seed of the dice and agents (default: %(default)s)")
     play.set_defaults(handler=run_play)
 
     ranking = actions.add_parser("ranking", help="ranking game solved: win share of every seat")
@@ -144,57 +154,14 @@ def run_ranking(args: argparse.Namespace) -> int:
     return 0
 
 
-PLAY_HELP = ("commands: 'keep 3,4,5' (reroll the others), 'keep' or 'keep nothing' (reroll all), "
-             "'box NAME' (record), 'hint' (the advisor's options), 'quit'")
-
-
-def run_play(args: argparse.Namespace, read=input) -> int:
-    import numpy as np
+def run_play(args: argparse.Namespace, read=input, write=print) -> int:
     import pyspiel
 
     import envs.poker_dice.game  # noqa: F401  (registers poker_dice)
-    from envs import dice
-    from envs.poker_dice import kernels as K
-    from solvers.poker_dice.bots import make_bot
+    from experiments.terminal_play import PlaySession
 
-    game = pyspiel.load_game(f"poker_dice(variant={args.variant},players=1,joker={args.joker})")
-    advisor = make_bot("optimal", game)
-    names = game.box_names
-    rng = np.random.default_rng(args.seed)
-    state = game.new_initial_state()
-    print(PLAY_HELP)
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-            continue
-        st = state.state
-        open_boxes = [n for b, n in enumerate(names) if not (st[K.S_PLAYERS + K.F_MASK] >> b) & 1]
-        print(f"\nscore {st[K.S_PLAYERS + K.F_SCORE]}  open: {', '.join(open_boxes)}")
-        print(f"roll {st[K.S_ROLLS]}: dice {','.join(map(str, dice.roll_faces(st[K.S_ROLL])))}")
-        try:
-            line = read("> ").strip().lower()
-        except EOFError:
-            line = "quit"
-        word, _, rest = line.partition(" ")
-        if word == "quit":
-            print("game abandoned")
-            return 0
-        if word == "hint":
-            best = advisor.best_action(state)
-            print(f"advisor: {state.action_to_string(0, best)}")
-            continue
-        try:
-            if word == "keep":
-                text = "" if rest.strip() == "nothing" else rest.replace(" ", "")
-                faces = [int(x) for x in text.split(",") if x]
-                action = dice.keep_id(faces)
-            elif word == "box":
-                action = K.BOX_BASE + _box_index(names, rest)
-            else:
-                raise ValueError(f"unknown command {line!r}")
-            state.apply_action(action)
-        except ValueError as err:
-            print(f"not possible: {err}\n{PLAY_HELP}")
-    print(f"\nfinal score {state.returns()[0]:g}")
+    game = pyspiel.load_game("poker_dice", {"variant": args.variant, "players": args.players,
+                                            "joker": args.joker})
+    PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed,
+                read=read, write=write).run()
     return 0
