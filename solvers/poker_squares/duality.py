@@ -1,0 +1,205 @@
+"""Information-relaxation (duality) upper bound on the optimal expected Poker Squares score.
+
+In the manner of Brown, Smith and Sun: let the player see the whole deal in
+advance, but charge it a penalty whose conditional mean is zero under every
+non-anticipative policy. With the deal's positions 0..24 and ``P_t`` the grid
+after the cards at positions 0..t are placed (t = 0..23), the penalty is
+
+    z_t = g_t(P_t, d[t+1]) - mean over the 52 - (t+1) cards c not yet seen of g_t(P_t, c),
+
+so ``E[z_t | everything seen up to t] = 0`` whatever the policy did with what
+it saw, and ``E[score - sum_t z_t] = E[score]`` for every policy. Hence
+``E_deal[max over arrangements (score - sum_t z_t)]`` bounds the optimal
+expected score from above, for ANY function ``g`` fixed before the deals are
+drawn (it must not be tuned on the deals it is reported on).
+
+Our ``g`` is line-decomposable, built from learned partial-line values ``v``
+(a frozen self-play table, ``solvers.poker_squares.penalty_table``, keyed by
+the cards placed):
+
+    g_t(P, c) = scale * sum over lines L of P that are not full of v_{t+2}(L + c),
+
+the learned value of each line if ``c`` joined it (exact points when that
+fills it). A line whose content at time t is the set ``L_t`` pays
+``scale * (v(L_t + d[t+1]) - mean_c v(L_t + c))``: it is charged when the
+next card suits it better than an average card would. Since the order of the
+deal is known, ``L_t`` is the line's final set ``S`` intersected with
+positions 0..t, so the total penalty of an arrangement is a sum over its ten
+lines of ``pi(S)`` (rows and columns differ: the table is keyed by
+orientation), and the relaxed problem is the best arrangement with line
+values ``points(S) - pi(S)``, solved exactly or bounded by
+``solvers.poker_squares.partition``.
+
+``scale`` is chosen on tuning deals disjoint from the reported ones (a
+per-deal choice would use the deal and break validity).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from envs.cards import NUM_CARDS
+from envs.hands import HAND_TABLE
+from envs.poker_squares import kernels as K
+from solvers.poker_squares.penalty_table import NUM_KEYS, line_value_v1
+from solvers.poker_squares.partition import NUM_SETS, SETS, _check_deal, arrangement_value, partition_bound, \
+    set_points
+
+_LAST = K.NUM_CELLS - 2  # the last penalised step: t = 23, before the 25th card
+
+
+@numba.njit(cache=True)
+def _step_penalties(deal, seen_at, line, k, t_first, is_col, points, table, values, scale, out):
+    """out[t] = penalty of a line holding ``line[:k]`` (card ids) at steps t = t_first..23."""
+    for t in range(t_first, _LAST + 1):
+        placed = t + 2
+        line[k] = deal[t + 1]
+        actual = line_value_v1(line, k + 1, placed, is_col, points, table, values)
+        total = 0.0
+        count = 0
+        for c in range(NUM_CARDS):
+            if seen_at[c] <= t:
+                continue
+            line[k] = c
+            total += line_value_v1(line, k + 1, placed, is_col, points, table, values)
+            count += 1
+        out[t] = scale * (actual - total / count)
+
+
+@numba.njit(cache=True)
+def _line_penalties(deal, points, table, values, scale, out):
+    seen_at = np.full(NUM_CARDS, 1 << 30, np.int64)
+    for i in range(K.NUM_CELLS):
+        seen_at[deal[i]] = i
+    line = np.zeros(K.GRID_SIZE, np.int64)
+    # phi[k, t]: penalty at step t of the current k-card prefix of the set (prefix sums build pi).
+    phi = np.zeros((K.GRID_SIZE, _LAST + 1), np.float64)
+    n = K.NUM_CELLS
+    for side in range(2):
+        _step_penalties(deal, seen_at, line, 0, 0, side, points, table, values, scale, phi[0])
+        j = 0
+        for s0 in range(n - 4):
+            line[0] = deal[s0]
+            a0 = phi[0, :s0].sum()
+            _step_penalties(deal, seen_at, line, 1, s0, side, points, table, values, scale, phi[1])
+            a1 = a0
+            for s1 in range(s0 + 1, n - 3):
+                line[1] = deal[s1]
+                a1 += phi[1, s1 - 1]
+                _step_penalties(deal, seen_at, line, 2, s1, side, points, table, values, scale, phi[2])
+                a2 = a1
+                for s2 in range(s1 + 1, n - 2):
+                    line[2] = deal[s2]
+                    a2 += phi[2, s2 - 1]
+                    _step_penalties(deal, seen_at, line, 3, s2, side, points, table, values, scale, phi[3])
+                    a3 = a2
+                    for s3 in range(s2 + 1, n - 1):
+                        line[3] = deal[s3]
+                        a3 += phi[3, s3 - 1]
+                        _step_penalties(deal, seen_at, line, 4, s3, side, points, table, values, scale, phi[4])
+                        a4 = a3
+                        for s4 in range(s3 + 1, n):
+                            a4 += phi[4, s4 - 1]
+                            out[side, j] = a4
+                            j += 1
+
+
+@numba.njit(cache=True)
+def _played_penalty(deal, grid, points, table, values, scale):
+    seen_at = np.full(NUM_CARDS, 1 << 30, np.int64)
+    for i in range(K.NUM_CELLS):
+        seen_at[deal[i]] = i
+    line = np.zeros(K.GRID_SIZE, np.int64)
+    total = 0.0
+    for t in range(_LAST + 1):
+        for ln in range(K.NUM_LINES):
+            k = 0
+            for i in range(K.GRID_SIZE):
+                p = grid[K.LINES[ln, i]]
+                if p <= t:
+                    line[k] = deal[p]
+                    k += 1
+            if k == K.GRID_SIZE:
+                continue
+            is_col = 1 if ln >= K.GRID_SIZE else 0
+            line[k] = deal[t + 1]
+            actual = line_value_v1(line, k + 1, t + 2, is_col, points, table, values)
+            mean = 0.0
+            count = 0
+            for c in range(NUM_CARDS):
+                if seen_at[c] <= t:
+                    continue
+                line[k] = c
+                mean += line_value_v1(line, k + 1, t + 2, is_col, points, table, values)
+                count += 1
+            total += scale * (actual - mean / count)
+    return total
+
+
+def played_penalty(deal, grid_positions, cfg, values: np.ndarray, scale: float) -> float:
+    """``sum_t z_t`` of one arrangement computed step by step from the grids ``P_t`` (the definition).
+
+    ``grid_positions`` int (25,): cell -> deal position. Used to check ``line_penalties`` and to measure
+    the penalty a policy pays (its mean is zero for any policy that does not look ahead).
+    """
+    deal = _check_deal(deal)
+    grid = np.asarray(grid_positions, dtype=np.int64)
+    if sorted(grid.tolist()) != list(range(K.NUM_CELLS)):
+        raise ValueError("grid_positions must hold each position 0..24 once")
+    points = np.ascontiguousarray(np.asarray(cfg, dtype=np.int64)[K.C_POINTS:])
+    return float(_played_penalty(deal, grid, points, HAND_TABLE, np.ascontiguousarray(values, dtype=np.float64),
+                                 float(scale)))
+
+
+def line_penalties(deal, cfg, values: np.ndarray, scale: float) -> np.ndarray:
+    """Total penalty ``pi`` of every position set as a row and as a column: float64 (2, NUM_SETS).
+
+    ``pi[side, j]`` is the sum over t = 0..23 of the penalty paid by a line
+    (a row if ``side == 0``) whose final set is ``SETS[j]`` (deal positions).
+
+    Parameters
+    ----------
+    deal : int (25,)
+        Card ids in the order they are turned over.
+    cfg : int64 (CONFIG_SIZE,)
+        Game config (points of full lines).
+    values : float64 (NUM_KEYS,)
+        Partial-line values keyed as in ``penalty_table`` (``penalty_table.load_penalty_values``).
+    scale : float
+        Multiplier of the penalty (0 gives the plain clairvoyant problem).
+    """
+    deal = _check_deal(deal)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    if values.shape != (NUM_KEYS,):
+        raise ValueError(f"values must be float64 ({NUM_KEYS},), got {values.shape}")
+    out = np.empty((2, NUM_SETS), dtype=np.float64)
+    points = np.ascontiguousarray(np.asarray(cfg, dtype=np.int64)[K.C_POINTS:])
+    _line_penalties(deal, points, HAND_TABLE, values, float(scale), out)
+    return out
+
+
+def penalized_weights(deal, cfg, values: np.ndarray, scale: float) -> np.ndarray:
+    """Line values of the relaxed problem, ``points(S) - pi(S)``: float64 (2, NUM_SETS)."""
+    return set_points(deal, cfg)[None, :] - line_penalties(deal, cfg, values, scale)
+
+
+def positions_grid(deal, grid_cards) -> np.ndarray:
+    """A grid of card ids (int (25,)) as a grid of deal positions (int64 (25,))."""
+    pos = {int(c): i for i, c in enumerate(deal)}
+    return np.array([pos[int(c)] for c in grid_cards], dtype=np.int64)
+
+
+def duality_bound(deal, cfg, values: np.ndarray, scale: float, incumbent_grid, time_limit: float = 5.0) -> dict:
+    """Upper bound on ``max over arrangements (score - penalty)`` for one deal.
+
+    ``incumbent_grid`` (int (25,), card ids) starts the solver. Returns the dict of
+    ``partition.partition_bound`` (``upper`` is the deal's term of the duality bound) plus
+    ``score`` and ``penalty`` of the best relaxed arrangement found.
+    """
+    weights = penalized_weights(deal, cfg, values, scale)
+    res = partition_bound(weights, positions_grid(deal, incumbent_grid), time_limit=time_limit)
+    points = set_points(deal, cfg)
+    res["score"] = arrangement_value(np.stack([points, points]), res["grid"])
+    res["penalty"] = res["score"] - res["value"]
+    return res

@@ -1,0 +1,104 @@
+"""The fixed partial-line values behind the duality penalty (``solvers.poker_squares.duality``).
+
+A duality bound is valid for any penalty fixed before the deals are drawn,
+and reproducible only if that penalty stays fixed. The playing agents' learned
+table (``solvers.poker_squares.learned``) evolves, so the bound keeps its own
+frozen copy: the self-play tables trained by ``gamut squares train --scoring
+american --games 4000000 --seed 0`` (and ``--scoring english --games
+2000000``) at commit 42d0a9e, stored as
+``results/poker_squares_bounds/penalty_values_<scoring>.npz`` with their
+SHA-256 below, read with the abstract line key they were trained on
+(version 1), reimplemented here.
+
+Version-1 key of a line that is not full (``NUM_KEYS`` = 26 * 2 * 5 * 60 * 2 * 2 = 62,400)::
+
+    key = ((((placed * 2 + is_column) * 5 + n) * 60 + pattern) * 2 + flush_ok) * 2 + straight_ok
+
+``placed`` = cards on the grid (0..25), ``n`` = cards in the line (0..4),
+``pattern = singles + 5 * (pairs + 3 * (trips + 2 * quads))`` (rank
+multiplicities), ``flush_ok`` = one suit so far (true when empty),
+``straight_ok`` = distinct ranks within one five-rank window, ace high or low
+(true when empty). Worked example: 7 cards on the grid, the column
+``7h 7c 9d`` (n = 3, pattern 1 + 5 * 1 = 6, mixed suits, not straight-able)
+has key ``((((7 * 2 + 1) * 5 + 3) * 60 + 6) * 2 + 0) * 2 + 0 = 18,744``.
+A full line is valued by its exact points.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from envs.hands import category_of, hand_strength5
+
+NUM_KEYS = 26 * 2 * 5 * 60 * 2 * 2
+RESULTS_DIR = Path(__file__).resolve().parents[2] / "results" / "poker_squares_bounds"
+SHA256 = {
+    "american": "7b7b8605b695fb8430533ce00aa1743c7efac908c7449ea6be27145b57a8ac64",
+    "english": "e79e025abea9f39954872490b0203dc768f8607c7f34d27a25e7527cd3a25bf7",
+}
+_POINTS = {"american": (0, 2, 5, 10, 15, 20, 25, 50, 75, 100), "english": (0, 1, 3, 6, 12, 5, 10, 16, 30, 30)}
+_WHEEL = 0x100F  # rank bits of A, 2, 3, 4, 5 (bit = rank - 2)
+
+
+def load_penalty_values(scoring: str) -> np.ndarray:
+    """The frozen table of ``scoring`` (american or english): float64 (NUM_KEYS,), checksum verified."""
+    if scoring not in SHA256:
+        raise ValueError(f"the duality penalty has frozen tables for american and english, not {scoring!r}")
+    path = RESULTS_DIR / f"penalty_values_{scoring}.npz"
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != SHA256[scoring]:
+        raise ValueError(f"{path} has SHA-256 {digest}, expected {SHA256[scoring]}: the penalty table changed")
+    saved = np.load(path)
+    if tuple(int(p) for p in saved["points"]) != _POINTS[scoring] or saved["values"].shape != (NUM_KEYS,):
+        raise ValueError(f"{path} is not a version-1 {scoring} table")
+    return saved["values"].astype(np.float64)
+
+
+@numba.njit(cache=True)
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@numba.njit(cache=True)
+def line_key_v1(cards, n, placed, is_col):
+    """Version-1 key of a partial line holding ``cards[:n]`` (n <= 4) with ``placed`` cards on the grid."""
+    m1 = m2 = m3 = m4 = 0
+    suits = 0
+    for i in range(n):
+        card = cards[i]
+        bit = 1 << (card >> 2)
+        suits |= 1 << (card & 3)
+        if m3 & bit:
+            m4 |= bit
+        elif m2 & bit:
+            m3 |= bit
+        elif m1 & bit:
+            m2 |= bit
+        else:
+            m1 |= bit
+    pattern = _popcount(m1 & ~m2) + 5 * (_popcount(m2 & ~m3) + 3 * (_popcount(m3 & ~m4) + 2 * _popcount(m4)))
+    flush_ok = 1 if n == 0 or _popcount(suits) == 1 else 0
+    straight_ok = 0
+    if m2 == 0:
+        if m1 & _WHEEL == m1:
+            straight_ok = 1
+        for low in range(9):
+            if m1 & (0x1F << low) == m1:
+                straight_ok = 1
+    return ((((placed * 2 + is_col) * 5 + n) * 60 + pattern) * 2 + flush_ok) * 2 + straight_ok
+
+
+@numba.njit(cache=True)
+def line_value_v1(cards, n, placed, is_col, points, table, values):
+    """Value of a line holding ``cards[:n]``: exact points (``points`` int64 (10,)) if n == 5, else the table's."""
+    if n == 5:
+        return float(points[category_of(hand_strength5(cards[0], cards[1], cards[2], cards[3], cards[4], table))])
+    return values[line_key_v1(cards, n, placed, is_col)]
