@@ -14,10 +14,10 @@ Example of a sheet (the person in seat 0, after a few deals)::
 
 from __future__ import annotations
 
-from envs.cards import cards_str
+from envs.cards import cards_str, parse_cards
 from envs.poke import kernels as K
 from envs.poke.encoding import deal_string, mask_cards, table_cards
-from experiments.terminal_play import TableView, register_view
+from experiments.terminal_play import TableView, normalise, register_view
 
 
 def score_sheet(st, player: int) -> str:
@@ -83,5 +83,25 @@ def describe_action(state, actor: int, action: int, viewer: int) -> str:
     return f"throws off {K.popcount(cards)} card(s) face down"
 
 
-register_view("poke", TableView(render=render, describe_action=describe_action, allows_undo=False,
-                                opponent=("heuristic",), hint=("heuristic",)))
+def parse_action(state, player: int, text: str) -> int | None:
+    """``discard``/``play`` with the cards in any order (``play 10h``, ``discard ad 5d``)."""
+    verb, _, rest = normalise(text).partition(" ")
+    if verb not in ("discard", "play") or not rest:
+        return None
+    wanted = set(parse_cards(rest).tolist())
+    for action in state.legal_actions(player):
+        name_verb, _, cards = state.action_to_string(player, action).partition(" ")
+        if name_verb == verb and set(parse_cards(cards).tolist()) == wanted:
+            return action
+    st = state.state
+    missing = wanted - set(mask_cards(st[K.S_HAND + player] & ~st[K.S_PLAYED + player]))
+    if missing:
+        raise ValueError(f"you do not hold {cards_str(sorted(missing))}")
+    return None
+
+
+register_view("poke", TableView(
+    render=render, describe_action=describe_action, allows_undo=False, opponent=("heuristic",),
+    hint=("heuristic",), parse_action=parse_action,
+    moves_help="  discard 5d Ad, play 9h 9s   the cards in any order and case ('play 10h' works too)",
+))

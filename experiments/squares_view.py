@@ -3,8 +3,11 @@
 Importing this module registers the view for ``poker_squares`` with
 ``experiments.terminal_play`` (``gamut squares play`` does). Undo is allowed:
 the cards are dealt from a generator seeded by the history length, so taking
-a placement back shows the same card again and reveals nothing new. Hints come
-from the ``expectimax`` agent. Example (one player, three cards placed)::
+a placement back shows the same card again and the same cards follow (the
+final line counts the moves taken back). Hints come from the ``expectimax``
+agent, or ``greedy`` when its learned table is missing or stale. A cell is
+typed ``r2c1``, ``r2 c1``, ``2 1`` or ``2,1``. Example (one player, three
+cards placed)::
 
           c0    c1    c2    c3    c4
         +-----+-----+-----+-----+-----+
@@ -21,7 +24,7 @@ from __future__ import annotations
 from envs.cards import card_str
 from envs.hands import HAND_TABLE
 from envs.poker_squares import kernels as K
-from experiments.terminal_play import TableView, register_view
+from experiments.terminal_play import TableView, normalise, register_view
 
 _RULE = "       " + "+-----" * K.GRID_SIZE + "+"
 
@@ -57,5 +60,23 @@ def describe(state, actor: int, action: int, viewer: int) -> str:
     return f"puts {card} at row {action // 5}, column {action % 5}"
 
 
-register_view("poker_squares", TableView(render=render, describe_action=describe, allows_undo=True,
-                                         opponent=("expectimax",), hint=("expectimax",)))
+def parse_action(state, player: int, text: str) -> int | None:
+    """A cell typed as row and column: ``r2 c1``, ``2 1`` or ``2,1`` as well as the action string ``r2c1``."""
+    words = normalise(text).replace("r", " ").replace("c", " ").split()
+    if len(words) != 2 or not all(w.isdigit() for w in words):
+        return None
+    row, col = map(int, words)
+    if not (0 <= row < K.GRID_SIZE and 0 <= col < K.GRID_SIZE):
+        raise ValueError(f"rows and columns are 0..{K.GRID_SIZE - 1}")
+    cell = K.GRID_SIZE * row + col
+    if cell in state.legal_actions(player):
+        return cell
+    card = int(state.state[K.S_GRID + K.NUM_CELLS * player + cell])
+    raise ValueError(f"r{row}c{col} already holds {card_str(card)}")
+
+
+register_view("poker_squares", TableView(
+    render=render, describe_action=describe, allows_undo=True, opponent=("expectimax", "greedy"),
+    hint=("expectimax", "greedy"), parse_action=parse_action,
+    moves_help="  r2c1         place the card at row 2, column 1 (also 'r2 c1', '2 1', '2,1')",
+))

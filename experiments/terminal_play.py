@@ -126,14 +126,26 @@ _COLUMN_AFTER = 12
 _LINE_WIDTH = 96
 
 
-def first_supported(game: pyspiel.Game, names: tuple[str, ...] | str) -> str:
-    """The first agent of ``names`` (best first) that plays this variant of ``game``."""
+def make_preferred_bot(game: pyspiel.Game, names: tuple[str, ...] | str, player: int,
+                       seed: int) -> tuple[str, pyspiel.Bot, list[str]]:
+    """The first agent of ``names`` (best first) that plays this variant of ``game`` and can be built.
+
+    An agent that needs a file (a learned table, a trained policy) which is
+    missing or stale raises ValueError when built; the next one is tried and
+    the reason is kept. Returns ``(name, bot, reasons the better ones were skipped)``.
+    """
     names = (names,) if isinstance(names, str) else tuple(names)
     available = bot_names(game)
+    skipped = []
     for name in names:
-        if name in available:
-            return name
-    raise ValueError(f"none of the agents {', '.join(names)} plays {game}; available: {', '.join(available)}")
+        if name not in available:
+            continue
+        try:
+            return name, make_bot(game, name, player=player, seed=seed), skipped
+        except ValueError as err:
+            skipped.append(f"{name}: {err}")
+    raise ValueError(f"none of the agents {', '.join(names)} can play {game}"
+                     + "".join(f"; {reason}" for reason in skipped) + f"; available: {', '.join(available)}")
 
 
 class PlaySession:
@@ -163,13 +175,18 @@ class PlaySession:
         self.game, self.human, self.seed = game, human, seed
         self.view = view_for(game)
         self.read, self.write = read, write
-        self.opponent_name = opponent or first_supported(game, self.view.opponent)
-        self.bots = {
-            p: make_bot(game, self.opponent_name, player=p, seed=seed + 1 + p)
-            for p in range(game.num_players()) if p != human
-        }
-        self.hint_name = hint or first_supported(game, self.view.hint)
-        self.hint_bot = make_bot(game, self.hint_name, player=human, seed=seed + 1000 + human)
+        # Agents named by the caller must work; the view's preferences fall back and say why.
+        notices: dict[str, None] = {}  # ordered and without repeats (every seat skips alike)
+        self.bots, self.bot_names = {}, {}
+        for p in range(game.num_players()):
+            if p != human:
+                self.bot_names[p], self.bots[p], skipped = make_preferred_bot(
+                    game, opponent or self.view.opponent, p, seed + 1 + p)
+                notices.update((f"opponent agent skipped ({reason})", None) for reason in skipped)
+        self.hint_name, self.hint_bot, skipped = make_preferred_bot(game, hint or self.view.hint, human,
+                                                                    seed + 1000 + human)
+        notices.update((f"hint agent skipped ({reason})", None) for reason in skipped)
+        self.notices = list(notices)
         self.state = game.new_initial_state()
         self.undo_stack: list[pyspiel.State] = []
         self.undone = 0
@@ -254,8 +271,10 @@ class PlaySession:
         elif command == "hint":
             self.write(self._hint())
         elif command == "undo":
+            undone = self.undone
             self.write(self._undo())
-            self._show()
+            if self.undone > undone:
+                self._show()
         elif text:
             self._play_text(text)
         return True
@@ -285,6 +304,10 @@ class PlaySession:
     def run(self) -> list[float] | None:
         """Play until the game ends (returns the returns) or the person leaves (returns None)."""
         self.write(f"{self.game}: you are seat {self.human}. Type 'help' for commands.")
+        for notice in self.notices:
+            self.write(notice)
+        self.write(f"agents: {self.hint_name} answers 'hint'"
+                   + "".join(f"; seat {p} is {name}" for p, name in self.bot_names.items()))
         self._show_if_human_turn()
         while not self.state.is_terminal():
             if self.state.is_chance_node():
