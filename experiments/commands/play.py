@@ -11,12 +11,13 @@ def register(subparsers) -> None:
         help="play a game in the terminal against an agent, with hints",
         description=(
             "Play GAME (a pyspiel game string, e.g. 'poker_squares(scoring=english)') in the terminal. "
-            "Commands at the prompt: a number or action name, hint, undo, actions, help, quit (or Ctrl-D)."
+            "Commands at the prompt: a number or action name (each game also takes friendlier forms, "
+            "listed by help), hint, undo (poker dice, Poker Squares), board, actions, help, quit (or Ctrl-D)."
         ),
     )
     parser.add_argument("game", help="game string, e.g. kuhn_poker or 'poke(mode=rubber)'")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default: %(default)s)")
-    parser.add_argument("--opponent", default=None, help="agent at the other seats (default: the game's)")
+    parser.add_argument("--opponent", default=None, help="agent at the other seats (default: the game's best that plays the variant)")
     parser.add_argument("--hint", default=None, help="agent that answers 'hint' (default: the game's best)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents (default: %(default)s)")
     parser.set_defaults(handler=_play)
