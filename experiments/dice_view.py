@@ -3,27 +3,29 @@
 Importing this module registers the view for ``poker_dice`` with
 ``experiments.terminal_play`` (``gamut play poker_dice`` and ``gamut dice play``
 do). Each open box of the player to move shows in brackets what the dice
-showing would score there now (first-roll doubling, jokers and bonuses
-included); ``.`` marks an open box these dice may not fill now (an earlier
+showing would score there now (first-roll doubling, jokers and the Yahtzee
+bonus included; the upper bonus has its own row); ``.`` marks an open box these dice may not fill now (an earlier
 stage is still open, or the joker rule points elsewhere). Example (yacht12,
-one player, turn 3, second roll)::
+two players, your second turn, second roll)::
 
-    Poker dice, yacht12: turn 3 of 12
-      box                          you
-      ones                         [2]
-      twos                           .
-      threes                         9
+    Poker dice, yacht12: turn 2 of 12
+      box                            you  seat 1
+      ones                           [3]       .
+      twos                           [0]       .
+      threes                           9       .
       ...
-      chance                      [18]
-      total                         21
-    dice: 1 1 3 6 6   roll 2 of 3: 1 reroll left
+      full house                    [15]       .
+      ...
+      chance                        [15]      19
+      total                            9      19
+    your dice: 1 1 1 6 6   roll 2 of 3: 1 reroll left
 
 Moves are typed as the game's action strings (``keep 3,3,5``, ``box full
 house``, ``stop``) or more loosely: ``keep 3 3 5`` or ``keep 335`` in any order,
 ``keep`` / ``keep nothing`` / ``reroll all``, ``reroll 1 2`` (keep the others),
 a box by its name or a unique start of it (``full``, ``large``), with or
 without ``box``. The perfect-information game hides nothing, so ``undo`` is
-offered.
+offered (the session's final line counts the moves taken back).
 
 The sheet's per-box scores are recovered by replaying the state's history
 through the scoring kernels: the state array itself keeps only each player's
@@ -109,7 +111,8 @@ def rolls_line(state) -> str:
     t = game.tables
     rolls = int(st[K.S_ROLLS])
     left = max(0, K.BASE_ROLLS - rolls)
-    text = f"dice: {_faces(int(st[K.S_ROLL]))}   roll {rolls} of {K.BASE_ROLLS}: "
+    text = f"dice: {_faces(int(st[K.S_ROLL]))}   "
+    text += f"roll {rolls} of {K.BASE_ROLLS}: " if rolls <= K.BASE_ROLLS else f"roll {rolls} (banked): "
     text += f"{left} reroll{'' if left == 1 else 's'} left"
     if game.variant is not None and t.aux_kind == AUX_BANK:
         base = _base(int(st[K.S_PLAYER]))
@@ -118,7 +121,8 @@ def rolls_line(state) -> str:
         usable = "" if t.params[P_BANK_STAGE_OK + stage] else ", usable once the upper boxes are filled"
         text += f" (+{banked} banked{usable})"
     if game.variant is None and st[K.S_FROZEN]:
-        text += f"; kept at the first reroll, must stay: {' '.join(map(str, dice.keep_faces(int(st[K.S_FROZEN]))))}"
+        frozen = " ".join(map(str, dice.keep_faces(int(st[K.S_FROZEN]))))
+        text += f"; kept at the first reroll, must stay: {frozen}"
     return text
 
 
