@@ -16,9 +16,10 @@ information-state (or observation) string.
 Chance outcomes are drawn from a generator seeded by ``(seed, history
 length)``, so the same seed deals the same cards and making the same move
 again after ``undo`` meets the same card or roll. Undo is offered only where
-the view allows it (games whose positions hide nothing from the person); the
-final line counts the moves taken back, so such a score is never mistaken for
-a straight one.
+the view allows it (games in which no other seat holds hidden cards, such as
+poker dice and Poker Squares). A card or roll seen after the move stays known
+once the move is taken back, so the final line counts the moves taken back and
+such a score is never mistaken for a straight one.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class TableView:
         How ``actor``'s ``action`` (about to be applied to ``state``) appears to
         ``viewer``; must not reveal what ``viewer`` may not know.
     allows_undo : bool
-        Whether ``undo`` is offered (games whose positions hide nothing from the person).
+        Whether ``undo`` is offered (games in which no other seat holds hidden cards).
     opponent, hint : tuple of str
         Agents for the other seats and for ``hint``, best first: the first one
         the loaded variant supports is used.
