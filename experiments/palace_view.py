@@ -86,6 +86,6 @@ def describe_action(state, actor: int, action: int, viewer: int) -> str:
 
 register_view("palace_poker", TableView(
     render=render, describe_action=describe_action, allows_undo=False, opponent=("heuristic",),
-    hint=("heuristic",),
+    hint=("ismcts", "heuristic"),
     moves_help="  stay, buy, discard 7c, done, fold, call, raise 4, bet 2 on seat 1   as listed, any case",
 ))

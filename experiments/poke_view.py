@@ -102,6 +102,6 @@ def parse_action(state, player: int, text: str) -> int | None:
 
 register_view("poke", TableView(
     render=render, describe_action=describe_action, allows_undo=False, opponent=("heuristic",),
-    hint=("heuristic",), parse_action=parse_action,
+    hint=("cfr", "ismcts", "heuristic"), parse_action=parse_action,
     moves_help="  discard 5d Ad, play 9h 9s   the cards in any order and case ('play 10h' works too)",
 ))

@@ -133,10 +133,10 @@ def test_poker_squares_session_to_the_end_with_undo():
 def test_poke_session_refuses_undo_and_leaves_on_ctrl_d():
     term = Terminal("play", "poke", "--seed", "4")
     screen = term.screen
-    assert "agents: heuristic answers 'hint'; seat 1 is heuristic" in screen
+    assert "agents: ismcts answers 'hint'; seat 1 is heuristic" in screen
     assert "Poke score sheet" in screen and "your cards: 5d 6h 9h 9s Ad\n" in screen
     check_help(term, "discard 5d Ad, play 9h 9s")
-    assert term.send("hint") == "hint: discard 5d 6h Ad   (heuristic: discard 5d 6h Ad 1.00)"
+    assert term.send("hint") == "hint: stand   (ismcts)"
     check_illegal_move_changes_nothing(term, "discard 2c", "you do not hold 2c")
     after = term.send("discard ad 5D")
     assert "your cards: 3d 4c 6h 9h 9s\n" in after and "P0 discards 2 [5d Ad] draws [3d 4c]" in after
@@ -151,7 +151,7 @@ def test_palace_poker_session_refuses_undo_and_leaves_on_ctrl_d():
     assert "  0 (you)   Ad      -                  199    1  in, to act\n" in screen
     assert screen.endswith("your palace: 5d 9h Td\nYour move:\n    1. fold\n    2. bet 2 on seat 1")
     check_help(term, "bet 2 on seat 1   as listed, any case")
-    assert term.send("hint") == "hint: bet 2 on seat 1   (heuristic)"
+    assert term.send("hint") == "hint: fold   (ismcts: fold 0.74, bet 2 on seat 1 0.26)"
     check_illegal_move_changes_nothing(term, "bet 99 on seat 7", "2. bet 2 on seat 1")
     after = term.send("BET 2 ON SEAT 1")
     assert after.startswith("seat 1: raise 4\n")
