@@ -1,4 +1,4 @@
-"""Clairvoyant bounds: cores against brute force, the bound above every arrangement, annealing."""
+"""Clairvoyant bounds: cores against brute force, the bounds above every arrangement, annealing."""
 
 from itertools import combinations
 
@@ -60,3 +60,16 @@ def test_bound_is_exact_on_a_deal_with_a_known_optimum():
     cfg = K.make_config(1, False, False, points)
     res = clairvoyant_bounds(deal[None, :], cfg, time_limit=10.0, iterations=2000, restarts=1)
     assert res["upper"][0] == 2 and res["best"][0] <= 2 and res["proven"][0] == (res["best"][0] == 2)
+
+
+def test_clairvoyant_bounds_take_the_smaller_valid_bound_and_a_real_arrangement():
+    cfg = K.make_config(1, False, False, AMERICAN)
+    the_deals = deals(8, 3)
+    res = clairvoyant_bounds(the_deals, cfg, time_limit=1.0, iterations=20000, restarts=2)
+    state = np.full(K.STATE_SIZE, -1, dtype=np.int64)
+    for i, deal in enumerate(the_deals):
+        assert res["upper"][i] == max(min(res["core_upper"][i], res["partition_upper"][i]), res["best"][i])
+        state[:25] = res["grids"][i]
+        assert sorted(res["grids"][i]) == sorted(deal)
+        assert K.grid_score(state, 0, cfg, HAND_TABLE) == res["best"][i] <= res["upper"][i]
+        assert res["proven"][i] == (res["best"][i] == res["upper"][i])

@@ -108,7 +108,7 @@ def test_partition_program_is_exact_on_restricted_families(seed):
     assert P.arrangement_value(weights, res["grid"]) == expected
 
 
-def _slow_penalty_sum(deal, grid_positions, values, scale):
+def _slow_penalty_sum(deal, grid_positions, values, scale, by_cell):
     """sum_t z_t of an arrangement straight from the definition: ten lines of P_t, every unseen card."""
     where = {int(p): cell for cell, p in enumerate(grid_positions)}
     points = CFG[K.C_POINTS:]
@@ -122,25 +122,28 @@ def _slow_penalty_sum(deal, grid_positions, values, scale):
                 content = [int(deal[p]) for p in range(t + 1) if where[p] in K.LINES[line]]
                 if len(content) < 5:
                     cards = np.array(content + [card] + [0] * (4 - len(content)))
-                    s += line_value_v1(cards, len(content) + 1, t + 2, int(line >= 5), points, HAND_TABLE, values)
+                    weight = (5 - len(content)) / (24 - t) if by_cell else 1.0
+                    s += weight * line_value_v1(cards, len(content) + 1, t + 2, int(line >= 5), points,
+                                                HAND_TABLE, values)
             return scale * s
         total += g(int(deal[t + 1])) - np.mean([g(c) for c in unseen])
     return total
 
 
-def test_line_penalties_sum_to_the_penalty_of_the_definition():
+@pytest.mark.parametrize("by_cell", [True, False])
+def test_line_penalties_sum_to_the_penalty_of_the_definition(by_cell):
     values = load_penalty_values("american")
     assert values.shape == (NUM_KEYS,)
     rng = np.random.default_rng(5)
     for k, deal in enumerate(deals(12, 3)):
-        pi = line_penalties(deal, CFG, values, 0.7)
+        pi = line_penalties(deal, CFG, values, 0.7, by_cell)
         for _ in range(40):
             grid = rng.permutation(25)
             rows, cols = P.grid_sets(grid)
             total = pi[0, rows].sum() + pi[1, cols].sum()
-            assert total == pytest.approx(played_penalty(deal, grid, CFG, values, 0.7), abs=1e-8)
+            assert total == pytest.approx(played_penalty(deal, grid, CFG, values, 0.7, by_cell), abs=1e-8)
         if k == 0:
-            assert total == pytest.approx(_slow_penalty_sum(deal, grid, values, 0.7), abs=1e-8)
+            assert total == pytest.approx(_slow_penalty_sum(deal, grid, values, 0.7, by_cell), abs=1e-8)
 
 
 def test_penalty_has_mean_zero_unless_the_policy_looks_ahead():

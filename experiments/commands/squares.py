@@ -45,7 +45,16 @@ def register(subparsers) -> None:
     _add_deals(bound)
     _add_scoring(bound)
     bound.add_argument("--time-limit", type=float, default=20.0,
-                       help="solver seconds per deal before settling for a bound with a gap (default: %(default)s)")
+                       help="core ILP seconds per deal before settling for a bound with a gap (default: %(default)s)")
+    bound.add_argument("--penalty", choices=("none", "learned"), default="none",
+                       help="also compute the information-relaxation (duality) bound with the learned-value "
+                            "penalty (american or english only) (default: %(default)s)")
+    bound.add_argument("--scale", type=float,
+                       help="penalty scale (default: the one tuned on separate deals, see "
+                            "solvers.poker_squares.duality.TUNED_SCALE)")
+    bound.add_argument("--by-line", action="store_true",
+                       help="penalty form: every open line fully (default: weighted by the chance a random "
+                            "empty cell lies in it)")
     add_json_flag(bound)
     bound.set_defaults(handler=run_bound)
 
@@ -122,13 +131,30 @@ def run_bound(args) -> int:
     from solvers.stats import mean_ci
 
     game = _game(args.scoring)
-    res = clairvoyant_bounds(deals(args.seed, args.deals), game.cfg, time_limit=args.time_limit)
-    upper = mean_ci(res["upper"])
-    best = mean_ci(res["best"])
-    emit_result({"scoring": args.scoring, "seed": args.seed, "mean": upper.value, "ci95_low": upper.ci95_low,
-                 "ci95_high": upper.ci95_high, "n": int(upper.n), "proven_optimal": int(res["proven"].sum()),
-                 "arrangement_mean": best.value, "mean_gap": float((res["upper"] - res["best"]).mean())},
-                args.json)
+    if args.time_limit <= 0:
+        raise ValueError(f"--time-limit must be positive, got {args.time_limit}")
+    if args.penalty == "none" and (args.scale is not None or args.by_line):
+        raise ValueError("--scale and --by-line apply only with --penalty learned")
+    the_deals = deals(args.seed, args.deals)
+    res = clairvoyant_bounds(the_deals, game.cfg, time_limit=args.time_limit)
+    upper, best = mean_ci(res["upper"]), mean_ci(res["best"])
+    out = {"scoring": args.scoring, "seed": args.seed, "mean": upper.value, "ci95_low": upper.ci95_low,
+           "ci95_high": upper.ci95_high, "n": int(upper.n), "proven_optimal": int(res["proven"].sum()),
+           "arrangement_mean": best.value, "arrangement_ci95_low": best.ci95_low,
+           "arrangement_ci95_high": best.ci95_high, "mean_gap": float((res["upper"] - res["best"]).mean()),
+           "core_mean": float(res["core_upper"].mean()), "partition_mean": float(res["partition_upper"].mean())}
+    if args.penalty == "learned":
+        from solvers.poker_squares.duality import TUNED_SCALE, duality_bounds
+        from solvers.poker_squares.penalty_table import load_penalty_values
+
+        values = load_penalty_values(args.scoring)
+        scale = TUNED_SCALE[(args.scoring, not args.by_line)] if args.scale is None else args.scale
+        dual = duality_bounds(the_deals, game.cfg, values, scale, res["grids"], by_cell=not args.by_line)
+        est = mean_ci(dual["upper"])
+        out.update({"duality_mean": est.value, "duality_ci95_low": est.ci95_low,
+                    "duality_ci95_high": est.ci95_high, "duality_scale": scale,
+                    "duality_form": "by_line" if args.by_line else "by_cell"})
+    emit_result(out, args.json)
     return 0
 
 

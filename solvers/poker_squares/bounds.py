@@ -16,10 +16,14 @@ share at most one line). The canonical cores of any arrangement satisfy all
 of this, so the program's optimum is at least the arrangement's score: a valid
 upper bound for every point system, negative points included. Solved by HiGHS
 (``highspy``) with a time limit; if it stops early its proven dual bound is
-used.
+used. A second bound comes from the set-partitioning relaxation
+(``solvers.poker_squares.partition``); the smaller of the two is used (both
+bound the same deal's optimum, so the minimum is valid deal by deal).
 
 Lower bound per deal: simulated annealing over swaps of two cells
-(``anneal``). When the two meet the deal is solved to proven optimality.
+(``anneal``, rescoring only the two to four lines a swap touches), or the
+set-partitioning program's arrangement when it finds a better one. When a
+lower and an upper bound meet the deal is solved to proven optimality.
 """
 
 from __future__ import annotations
@@ -160,55 +164,108 @@ def _grid_points(state, cfg, table):
 
 
 @numba.njit(cache=True)
-def _anneal(cards, cfg, table, iterations, restarts, seed, best_grid):
+def _anneal(cards, cfg, table, iterations, restarts, seed, temp_start, temp_end, best_grid):
     rng = rng_state(seed)
     state = np.full(K.STATE_SIZE, -1, np.int64)
+    lines = np.empty(K.NUM_LINES, np.int64)
+    touched = np.empty(4, np.int64)
+    old = np.empty(4, np.int64)
     best = -(1 << 62)
+    scale = max(1, np.abs(cfg[K.C_POINTS:]).max()) / 100.0
+    ratio = (temp_end / temp_start) ** (1.0 / max(iterations - 1, 1))
     for _ in range(restarts):
         for i in range(K.NUM_CELLS):
             state[i] = cards[i]
         for i in range(K.NUM_CELLS - 1, 0, -1):
             j = below(rng, i + 1)
             state[i], state[j] = state[j], state[i]
-        score = _grid_points(state, cfg, table)
-        temp0 = 10.0 * max(1, np.abs(cfg[K.C_POINTS:]).max()) / 25.0
-        for it in range(iterations):
-            temp = temp0 * (1.0 - it / iterations) + 1e-3
+        score = 0
+        for line in range(K.NUM_LINES):
+            lines[line] = K.line_points(state, 0, line, cfg, table)
+            score += lines[line]
+        if score > best:
+            best = score
+            best_grid[:] = state[:K.NUM_CELLS]
+        temp = temp_start * scale
+        for _ in range(iterations):
+            temp *= ratio
             a, b = below(rng, K.NUM_CELLS), below(rng, K.NUM_CELLS)
             if a == b:
                 continue
+            # Only the rows and columns of the two cells change: rescore those (2 to 4 lines).
+            n = 0
+            for line in (K.CELL_LINES[a, 0], K.CELL_LINES[a, 1], K.CELL_LINES[b, 0], K.CELL_LINES[b, 1]):
+                dup = False
+                for i in range(n):
+                    dup = dup or touched[i] == line
+                if not dup:
+                    touched[n] = line
+                    n += 1
             state[a], state[b] = state[b], state[a]
-            new = _grid_points(state, cfg, table)
+            delta = 0
+            for i in range(n):
+                old[i] = lines[touched[i]]
+                lines[touched[i]] = K.line_points(state, 0, touched[i], cfg, table)
+                delta += lines[touched[i]] - old[i]
             u = (next_random(rng) >> np.uint64(11)) * (1.0 / (1 << 42))
-            if new >= score or u < np.exp((new - score) / temp):
-                score = new
+            if delta >= 0 or u < np.exp(delta / temp):
+                score += delta
                 if score > best:
                     best = score
                     best_grid[:] = state[:K.NUM_CELLS]
             else:
                 state[a], state[b] = state[b], state[a]
+                for i in range(n):
+                    lines[touched[i]] = old[i]
     return best
 
 
-def anneal(cards, cfg, iterations: int = 20000, restarts: int = 4, seed: int = 0) -> tuple[int, np.ndarray]:
-    """Best arrangement found by simulated annealing: (score, grid int64 (25,) of card ids)."""
+def anneal(cards, cfg, iterations: int = 20000, restarts: int = 4, seed: int = 0, temp_start: float = 10.0,
+           temp_end: float = 0.5) -> tuple[int, np.ndarray]:
+    """Best arrangement found by simulated annealing: (score, grid int64 (25,) of card ids).
+
+    Each restart shuffles the cards and swaps two cells per iteration; the temperature falls
+    geometrically from ``temp_start`` to ``temp_end`` (in points of a system whose top category is worth
+    100, scaled to the point system's largest absolute value).
+    """
     cards = np.asarray(cards, dtype=np.int64)
     if cards.shape != (K.NUM_CELLS,):
         raise ValueError(f"anneal needs 25 cards, got shape {cards.shape}")
     grid = cards.copy()
-    best = _anneal(cards, cfg, HAND_TABLE, int(iterations), int(restarts), int(seed), grid)
+    if iterations < 1 or restarts < 1 or not 0 < temp_end <= temp_start:
+        raise ValueError("anneal needs iterations >= 1, restarts >= 1 and 0 < temp_end <= temp_start")
+    best = _anneal(cards, cfg, HAND_TABLE, int(iterations), int(restarts), int(seed), float(temp_start),
+                   float(temp_end), grid)
     return int(best), grid
 
 
 def clairvoyant_bounds(deals: np.ndarray, cfg: np.ndarray, time_limit: float = 20.0,
-                       iterations: int = 20000, restarts: int = 4) -> dict:
-    """Per deal: ``upper`` (float64 (n,)) bound, ``best`` (int64 (n,)) arrangement found, ``proven`` (bool (n,))."""
+                       iterations: int = 100_000, restarts: int = 4, partition_time: float = 5.0) -> dict:
+    """Per deal: the best arrangement found and the smaller of two valid upper bounds on the best.
+
+    Returns a dict of arrays of length n = ``len(deals)``: ``upper`` float64 (the bound: the smaller of
+    ``core_upper`` (core ILP, ``time_limit`` s) and ``partition_upper`` (set-partitioning relaxation,
+    ``solvers.poker_squares.partition``), never below ``best``), ``best`` int64 (best arrangement
+    found, by annealing or the set-partitioning program), ``grids`` int64 (n, 25) (that arrangement,
+    card ids), ``proven`` bool (``best == upper``).
+    """
+    from solvers.poker_squares.partition import partition_bound, set_points
+
     points = cfg[K.C_POINTS:]
     n = len(deals)
-    upper, best, proven = np.empty(n), np.empty(n, dtype=np.int64), np.zeros(n, dtype=bool)
+    out = {"upper": np.empty(n), "best": np.empty(n, dtype=np.int64), "proven": np.zeros(n, dtype=bool),
+           "core_upper": np.empty(n), "partition_upper": np.empty(n),
+           "grids": np.empty((n, K.NUM_CELLS), dtype=np.int64)}
     for i, deal in enumerate(deals):
-        best[i] = anneal(deal, cfg, iterations, restarts, seed=i)[0]
-        upper[i], _ = core_upper_bound(deal, points, time_limit)
-        proven[i] = best[i] >= upper[i]
-        upper[i] = max(upper[i], best[i])
-    return {"upper": upper, "best": best, "proven": proven}
+        best, grid = anneal(deal, cfg, iterations, restarts, seed=i)
+        pos = {int(c): p for p, c in enumerate(deal)}
+        weights = np.tile(set_points(deal, cfg), (2, 1))
+        part = partition_bound(weights, [pos[int(c)] for c in grid], time_limit=partition_time, integral=True)
+        if part["value"] > best:
+            best, grid = int(part["value"]), np.asarray(deal)[part["grid"]]
+        core, _ = core_upper_bound(deal, points, time_limit)
+        out["core_upper"][i], out["partition_upper"][i] = core, part["upper"]
+        out["upper"][i] = max(min(core, part["upper"]), best)
+        out["best"][i], out["grids"][i] = best, grid
+        out["proven"][i] = best >= out["upper"][i]
+    return out
