@@ -13,7 +13,8 @@ from solvers.poker_squares import training as T
 AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
 
 
-def _reference_key(cards, placed, is_col):
+def _reference_key(cards, placed, is_col, seen):
+    """Key of a line holding ``cards`` (-1: empty cells) when the cards ``seen`` are known."""
     cards = [c for c in cards if c >= 0]
     n = len(cards)
     if n == 5:
@@ -23,13 +24,24 @@ def _reference_key(cards, placed, is_col):
         counts[c // 4] = counts.get(c // 4, 0) + 1
     mult = list(counts.values())
     pattern = mult.count(1) + 5 * (mult.count(2) + 3 * (mult.count(3) + 2 * mult.count(4)))
-    flush_ok = int(len({c % 4 for c in cards}) <= 1)
-    ranks = {c // 4 for c in cards}
-    straight_ok = 0
-    if len(ranks) == n:
-        windows = [set(range(lo, lo + 5)) for lo in range(9)] + [{12, 0, 1, 2, 3}]
-        straight_ok = int(any(ranks <= w for w in windows))
-    return ((((placed * 2 + is_col) * 5 + n) * L.NUM_PATTERNS + pattern) * 2 + flush_ok) * 2 + straight_ok
+    unseen = [c for c in range(52) if c not in seen]
+    if n == 0:
+        flush, straight, outs = 4, 3, 0
+    else:
+        suits = {c % 4 for c in cards}
+        flush = 0
+        if len(suits) == 1:
+            spare = sum(1 for c in unseen if c % 4 in suits) - (5 - n)
+            flush = 1 + min(spare, 3) if spare >= 0 else 0
+        ranks = set(counts)
+        straight = 0
+        if all(m == 1 for m in mult):
+            windows = [set(range(lo, lo + 5)) for lo in range(9)] + [{12, 0, 1, 2, 3}]
+            live = [w for w in windows if ranks <= w
+                    and all(any(c // 4 == r for c in unseen) for r in w - ranks)]
+            straight = min(len(live), 3)
+        outs = min(sum(1 for c in unseen if c // 4 in ranks), 6)
+    return ((((placed * 2 + is_col) * L.NUM_PATTERNS + pattern) * 5 + flush) * 4 + straight) * 7 + outs
 
 
 def _random_states(count, seed):
@@ -47,18 +59,21 @@ def test_line_key_matches_the_plain_definition_on_100k_lines():
     states = _random_states(10_000, 1)
     for st in states:
         placed = int(st[K.S_NUM_PLACED])
+        seen = {int(c) for c in st[:25] if c >= 0}
         for line in range(K.NUM_LINES):
             cards = [int(st[c]) for c in K.LINES[line]]
-            assert L.line_key(st, 0, line, placed) == _reference_key(cards, placed, int(line >= 5))
+            assert L.line_key(st, 0, line, placed) == _reference_key(cards, placed, int(line >= 5), seen)
 
 
 def test_key_example_of_the_module_docstring():
     st = np.full(K.STATE_SIZE, -1, dtype=np.int64)
     st[0], st[5], st[10] = 4 * 5 + 2, 4 * 5 + 0, 4 * 7 + 1  # 7h 7c 9d down column 0
-    assert L.line_key(st, 0, 5, 7) == 18_744
+    st[[1, 2, 3, 4]] = [0, 4, 40, 51]  # 2c 3c Qc As: no other 7 or 9
+    assert L.line_key(st, 0, 5, 7) == 126_845
 
 
-def test_placement_gain_is_the_change_of_the_grid_value():
+def test_placement_gains_differ_as_the_grid_values_after_them():
+    """The card is seen wherever it goes: gains rank cells exactly as the grid values after placing."""
     values = np.random.default_rng(2).normal(size=L.NUM_KEYS)
     cfg = K.make_config(1, False, False, AMERICAN)
     for st in _random_states(300, 3):
@@ -67,13 +82,15 @@ def test_placement_gain_is_the_change_of_the_grid_value():
             continue
         used = set(int(c) for c in st[:25] if c >= 0)
         card = next(c for c in range(52) if c not in used)
+        offsets = []
         for cell in np.flatnonzero(st[:25] < 0):
             after = st.copy()
             after[K.S_NUM_PLACED] = placed + 1
-            before = L.grid_value(after, 0, cfg, HAND_TABLE, values)
             after[cell] = card
-            expected = L.grid_value(after, 0, cfg, HAND_TABLE, values) - before
-            assert L.placement_gain(st, 0, int(cell), card, cfg, HAND_TABLE, values) == pytest.approx(expected)
+            gain = L.placement_gain(st, 0, int(cell), card, cfg, HAND_TABLE, values)
+            offsets.append(L.grid_value(after, 0, cfg, HAND_TABLE, values) - gain)
+            assert L.best_gain(st, 0, card, cfg, HAND_TABLE, values) >= gain
+        assert np.allclose(offsets, offsets[0])
 
 
 def test_learned_cell_picks_an_empty_cell_of_highest_gain():
@@ -124,6 +141,13 @@ def test_resumed_training_equals_an_uninterrupted_run(tmp_path, monkeypatch):
     assert np.array_equal(T.load_values(AMERICAN, whole), T.load_values(AMERICAN, part))
     with pytest.raises(ValueError, match="other settings"):
         T.train(AMERICAN, 600, seed=4, path=part)
+
+
+def test_tables_of_another_version_are_refused(tmp_path):
+    path = tmp_path / "old.npz"
+    np.savez(path, values=np.zeros(62_400), points=np.array(AMERICAN))  # a version 1 table: no version field
+    with pytest.raises(ValueError, match="version 1 table.*retrain"):
+        T.load_values(AMERICAN, path)
 
 
 def test_table_names_and_missing_tables():

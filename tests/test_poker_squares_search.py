@@ -94,7 +94,7 @@ def small_table(tmp_path_factory):
     values, visits = np.zeros(L.NUM_KEYS), np.zeros(L.NUM_KEYS, dtype=np.int64)
     L.train_games(values, visits, cfg, 20_000, 1, 0.5, 0.0, 0, 20_000)
     path = tmp_path_factory.mktemp("squares") / "values.npz"
-    np.savez(path, values=values, points=np.array(AMERICAN))
+    np.savez(path, version=L.TABLE_VERSION, values=values, points=np.array(AMERICAN))
     return str(path)
 
 
@@ -107,11 +107,23 @@ def test_search_agents_beat_greedy_on_the_same_deals(small_table):
         assert paired_diff_ci(scores, greedy).ci95_low > 0, name
 
 
-def test_mc_time_budget_per_game_is_kept(small_table):
+@pytest.mark.parametrize("share", ["even", "cells"])
+def test_mc_time_budget_per_game_is_kept(small_table, share):
     game = pyspiel.load_game("poker_squares")
-    bot = make_bot(game, "mc", seed=2, table=small_table, policy="learned", seconds_per_game=0.5)
+    bot = make_bot(game, "mc", seed=2, table=small_table, policy="learned", seconds_per_game=0.5, share=share,
+                   keep=4)
     result = evaluate(game, bot, deals(12, 3))
     assert np.all(result["seconds"] < 1.0) and np.all(result["scores"] >= 0)
+
+
+def test_mc_keeping_one_cell_plays_the_expectimax_cell(small_table):
+    game = pyspiel.load_game("poker_squares")
+    the_deals = deals(14, 5)
+    ours = evaluate(game, make_bot(game, "mc", seed=3, table=small_table, simulations=1, keep=1), the_deals)
+    ref = evaluate(game, make_bot(game, "expectimax", seed=3, table=small_table), the_deals)
+    assert np.array_equal(ours["grids"], ref["grids"])
+    with pytest.raises(ValueError, match="share"):
+        make_bot(game, "mc", seed=3, table=small_table, share="uneven")
 
 
 def test_agents_play_any_point_system_and_two_player_games(small_table):

@@ -1,28 +1,42 @@
-"""Learned values of abstract partial lines (Numba), in the manner of Neller et al.
+"""Learned values of abstract partial lines (Numba), in the manner of Neller et al., with outs.
 
 A partial row or column is reduced to a small abstract key; a table holds, for
 each key, the mean final points of lines seen in that key during self-play.
 A placement is valued by the sum of the ten line values after it (only the
 card's row and column change, so the comparison uses those two alone).
 
-Abstract key of a line that is not full (``NUM_KEYS`` = 26 * 2 * 5 * 60 * 2 * 2)::
+Beyond Neller et al.'s abstraction (rank multiplicities, flush and straight
+still possible, cards to come, row or column), the key counts *outs*: how many
+cards not yet seen can still complete or improve the line. Seen cards are the
+cards on the player's grid (and, when a placement is valued, the card being
+placed): the deal order of the rest is unknown. Abstract key of a line that
+is not full (``NUM_KEYS`` = 26 * 2 * 60 * 5 * 4 * 7 = 436,800)::
 
-    key = ((((placed * 2 + is_column) * 5 + n) * 60 + pattern) * 2 + flush_ok) * 2 + straight_ok
+    key = ((((placed * 2 + is_column) * 60 + pattern) * 5 + flush) * 4 + straight) * 7 + rank_outs
 
-- ``placed``: cards on the whole grid (0..25) when the line is valued: how many
+- ``placed``: cards on the grid (0..25) when the line is valued: how many
   cards are still to come, which sets how likely a partial line is to fill up.
 - ``is_column``: rows and columns are symmetric in the rules, but a learned
   policy specialises them (e.g. flushes in columns), so their values differ.
-- ``n``: cards in the line, 0..4 (full lines are valued by their exact points).
 - ``pattern`` = singles + 5 * (pairs + 3 * (trips + 2 * quads)): the rank
-  multiplicities, i.e. which of pair, two pair, trips, quads the line holds.
-- ``flush_ok``: every card of the line has one suit (true when empty).
-- ``straight_ok``: the ranks are distinct and fit in one five-rank window
-  (ace high or low) (true when empty).
+  multiplicities (which also fix the number of cards ``n``, 0..4).
+- ``flush``: 0 if the cards have two suits or fewer unseen cards of their suit
+  remain than the ``5 - n`` the line needs; else ``1 + min(spare, 3)`` with
+  ``spare`` = unseen cards of the suit beyond those needed. 4 for an empty line.
+- ``straight``: the number (at most 3) of five-rank windows (ace high or low)
+  that hold every rank of the line, with no repeated rank, and whose missing
+  ranks all still have an unseen card. 3 for an empty line.
+- ``rank_outs``: unseen cards of the ranks the line holds, at most 6 (the
+  cards that would pair, trip or quad it). 0 for an empty line.
 
-Worked example: with 7 cards on the grid, the column ``7h 7c 9d`` (n = 3, one
-pair and one single: pattern 1 + 5 * 1 = 6, suits mixed, not straight-able)
-has key ``((((7 * 2 + 1) * 5 + 3) * 60 + 6) * 2 + 0) * 2 + 0 = 18,744``.
+Worked example: with 7 cards on the grid, among them the column ``7h 7c 9d``
+and no other 7 or 9, pattern 1 + 5 * 1 = 6, suits mixed (flush 0), a pair
+(straight 0), rank outs 2 + 3 = 5: key
+``((((7 * 2 + 1) * 60 + 6) * 5 + 0) * 4 + 0) * 7 + 5 = 126,845``.
+
+Seen cards travel through the kernels as one packed ``int64`` word: the count
+of rank ``r`` (0..12, rank - 2) at bits ``3 r .. 3 r + 2``, the count of suit
+``s`` at bits ``40 + 4 s .. 43 + 4 s``.
 
 Training (``train_games``) is Monte Carlo with epsilon-greedy self-play:
 each game is played greedily on the current table with probability ``1 -
@@ -40,11 +54,14 @@ from envs.cards import NUM_CARDS
 from envs.rng import below, next_random, rng_state, shuffle
 from envs.poker_squares import kernels as K
 
+TABLE_VERSION = 2
 NUM_PLACED = K.NUM_CELLS + 1
 NUM_PATTERNS = 60
-NUM_KEYS = NUM_PLACED * 2 * 5 * NUM_PATTERNS * 2 * 2
+NUM_FLUSH, NUM_STRAIGHT, NUM_RANK_OUTS = 5, 4, 7
+NUM_KEYS = NUM_PLACED * 2 * NUM_PATTERNS * NUM_FLUSH * NUM_STRAIGHT * NUM_RANK_OUTS
 STEP_CAP = 20000
 _WHEEL = 0x100F  # ranks A, 2, 3, 4, 5 as bits rank - 2
+_SUIT_SHIFT = 40
 
 
 @numba.njit(cache=True)
@@ -57,19 +74,39 @@ def _popcount(x):
 
 
 @numba.njit(cache=True)
-def line_key(state, player, line, placed):
-    """Abstract key of ``line`` of ``player``'s grid with ``placed`` cards on it; -1 if full."""
+def card_seen_word(card):
+    """The packed seen-cards word of the single card ``card`` (add words to combine cards)."""
+    return (1 << (3 * (card >> 2))) + (1 << (_SUIT_SHIFT + 4 * (card & 3)))
+
+
+@numba.njit(cache=True)
+def seen_word(state, player):
+    """Packed counts (see the module docstring) of the cards on ``player``'s grid."""
+    base = K.S_GRID + K.NUM_CELLS * player
+    seen = 0
+    for cell in range(K.NUM_CELLS):
+        card = state[base + cell]
+        if card >= 0:
+            seen += card_seen_word(card)
+    return seen
+
+
+@numba.njit(cache=True)
+def key_with_seen(state, player, line, placed, seen):
+    """Abstract key of ``line`` given the packed seen cards ``seen``; -1 if the line is full."""
     base = K.S_GRID + K.NUM_CELLS * player
     m1 = m2 = m3 = m4 = 0
     suits = 0
     n = 0
+    suit = 0
     for i in range(K.GRID_SIZE):
         card = state[base + K.LINES[line, i]]
         if card < 0:
             continue
         n += 1
         bit = 1 << (card >> 2)
-        suits |= 1 << (card & 3)
+        suit = card & 3
+        suits |= 1 << suit
         if m3 & bit:
             m4 |= bit
         elif m2 & bit:
@@ -81,55 +118,112 @@ def line_key(state, player, line, placed):
     if n == K.GRID_SIZE:
         return -1
     pattern = _popcount(m1 & ~m2) + 5 * (_popcount(m2 & ~m3) + 3 * (_popcount(m3 & ~m4) + 2 * _popcount(m4)))
-    flush_ok = 1 if n == 0 or _popcount(suits) == 1 else 0
-    straight_ok = 0
-    if m2 == 0:
-        if m1 & _WHEEL == m1:
-            straight_ok = 1
-        for low in range(9):
-            window = 0x1F << low
-            if m1 & window == m1:
-                straight_ok = 1
+    flush, straight, outs = NUM_FLUSH - 1, NUM_STRAIGHT - 1, 0
+    if n > 0:
+        flush = 0
+        if _popcount(suits) == 1:
+            spare = 13 - ((seen >> (_SUIT_SHIFT + 4 * suit)) & 15) - (K.GRID_SIZE - n)
+            if spare >= 0:
+                flush = 1 + min(spare, 3)
+        # Ranks with no unseen card left (all four seen): a window needing one is dead.
+        dead = 0
+        for r in range(13):
+            count = (seen >> (3 * r)) & 7
+            if count >= 4:
+                dead |= 1 << r
+            elif m1 >> r & 1:
+                outs += 4 - count
+        straight = 0
+        if m2 == 0:
+            windows = 0
+            if m1 & _WHEEL == m1 and (_WHEEL & ~m1) & dead == 0:
+                windows += 1
+            for low in range(9):
+                window = 0x1F << low
+                if m1 & window == m1 and (window & ~m1) & dead == 0:
+                    windows += 1
+            straight = min(windows, NUM_STRAIGHT - 1)
+        outs = min(outs, NUM_RANK_OUTS - 1)
     is_col = 1 if line >= K.GRID_SIZE else 0
-    return ((((placed * 2 + is_col) * 5 + n) * NUM_PATTERNS + pattern) * 2 + flush_ok) * 2 + straight_ok
+    return (((((placed * 2 + is_col) * NUM_PATTERNS + pattern) * NUM_FLUSH + flush) * NUM_STRAIGHT + straight)
+            * NUM_RANK_OUTS + outs)
 
 
 @numba.njit(cache=True)
-def line_value(state, player, line, placed, cfg, table, values):
-    """Learned expected final points of ``line`` (exact points once it is full)."""
-    key = line_key(state, player, line, placed)
+def line_key(state, player, line, placed):
+    """Abstract key of ``line`` of ``player``'s grid with ``placed`` cards on it (seen: the grid); -1 if full."""
+    return key_with_seen(state, player, line, placed, seen_word(state, player))
+
+
+@numba.njit(cache=True)
+def _value_with_seen(state, player, line, placed, seen, cfg, table, values):
+    key = key_with_seen(state, player, line, placed, seen)
     if key < 0:
         return float(K.line_points(state, player, line, cfg, table))
     return values[key]
 
 
 @numba.njit(cache=True)
-def grid_value(state, player, cfg, table, values):
-    """Learned expected final score of ``player``'s grid: the sum of its ten line values."""
-    placed = state[K.S_NUM_PLACED + player]
+def line_value(state, player, line, placed, cfg, table, values):
+    """Learned expected final points of ``line`` (exact points once it is full); seen: the grid."""
+    return _value_with_seen(state, player, line, placed, seen_word(state, player), cfg, table, values)
+
+
+@numba.njit(cache=True)
+def grid_value_with_seen(state, player, placed, seen, cfg, table, values):
+    """Sum of the ten line values of ``player``'s grid valued with ``placed`` cards and ``seen`` cards seen."""
     total = 0.0
     for line in range(K.NUM_LINES):
-        total += line_value(state, player, line, placed, cfg, table, values)
+        total += _value_with_seen(state, player, line, placed, seen, cfg, table, values)
     return total
+
+
+@numba.njit(cache=True)
+def grid_value(state, player, cfg, table, values):
+    """Learned expected final score of ``player``'s grid: the sum of its ten line values."""
+    return grid_value_with_seen(state, player, state[K.S_NUM_PLACED + player], seen_word(state, player), cfg,
+                                table, values)
+
+
+@numba.njit(cache=True)
+def _gain_with_seen(state, player, cell, card, seen, cfg, table, values):
+    """``placement_gain`` with the packed seen word of the grid plus ``card`` given."""
+    base = K.S_GRID + K.NUM_CELLS * player
+    after = state[K.S_NUM_PLACED + player] + 1
+    row, col = K.CELL_LINES[cell, 0], K.CELL_LINES[cell, 1]
+    before = _value_with_seen(state, player, row, after, seen, cfg, table, values) + _value_with_seen(
+        state, player, col, after, seen, cfg, table, values)
+    state[base + cell] = card
+    gain = _value_with_seen(state, player, row, after, seen, cfg, table, values) + _value_with_seen(
+        state, player, col, after, seen, cfg, table, values) - before
+    state[base + cell] = -1
+    return gain
 
 
 @numba.njit(cache=True)
 def placement_gain(state, player, cell, card, cfg, table, values):
     """Change of the learned grid value when ``card`` goes into the empty ``cell``.
 
-    The other eight lines are valued at the same (later) time whatever the cell,
-    so only the cell's row and column enter the comparison.
+    The card is seen wherever it goes and the other eight lines are valued at
+    the same (later) time whatever the cell, so only the cell's row and column
+    enter the comparison; all four line values count ``card`` as seen.
     """
+    seen = seen_word(state, player) + card_seen_word(card)
+    return _gain_with_seen(state, player, cell, card, seen, cfg, table, values)
+
+
+@numba.njit(cache=True)
+def best_gain(state, player, card, cfg, table, values):
+    """The highest ``placement_gain`` of ``card`` over the empty cells (-inf on a full grid)."""
     base = K.S_GRID + K.NUM_CELLS * player
-    after = state[K.S_NUM_PLACED + player] + 1
-    row, col = K.CELL_LINES[cell, 0], K.CELL_LINES[cell, 1]
-    before = line_value(state, player, row, after, cfg, table, values) + line_value(
-        state, player, col, after, cfg, table, values)
-    state[base + cell] = card
-    gain = line_value(state, player, row, after, cfg, table, values) + line_value(
-        state, player, col, after, cfg, table, values) - before
-    state[base + cell] = -1
-    return gain
+    seen = seen_word(state, player) + card_seen_word(card)
+    best = -np.inf
+    for cell in range(K.NUM_CELLS):
+        if state[base + cell] < 0:
+            gain = _gain_with_seen(state, player, cell, card, seen, cfg, table, values)
+            if gain > best:
+                best = gain
+    return best
 
 
 @numba.njit(cache=True)
@@ -137,13 +231,14 @@ def learned_cell(state, player, cfg, table, values, rng):
     """The empty cell of highest learned placement value for the card to place (ties at random)."""
     card = K.card_to_place(state, player)
     base = K.S_GRID + K.NUM_CELLS * player
+    seen = seen_word(state, player) + card_seen_word(card)
     best_gain = -np.inf
     best = -1
     ties = 0
     for cell in range(K.NUM_CELLS):
         if state[base + cell] >= 0:
             continue
-        gain = placement_gain(state, player, cell, card, cfg, table, values)
+        gain = _gain_with_seen(state, player, cell, card, seen, cfg, table, values)
         if gain > best_gain + 1e-12:
             best_gain, best, ties = gain, cell, 1
         elif gain >= best_gain - 1e-12:
@@ -181,6 +276,7 @@ def _train(values, visits, cfg, table, num_games, seed, eps_start, eps_end, done
         eps = eps_start + (eps_end - eps_start) * min(frac, 1.0)
         K.init_state(state)
         shuffle(deck, NUM_CARDS, rng)
+        seen = 0
         for step in range(K.NUM_CELLS):
             K.deal_card(state, deck[step])
             if (next_random(rng) >> np.uint64(11)) * (1.0 / (1 << 42)) < eps:
@@ -188,8 +284,9 @@ def _train(values, visits, cfg, table, num_games, seed, eps_start, eps_end, done
             else:
                 cell = learned_cell(state, 0, cfg, table, values, rng)
             K.place_card(state, 0, cell)
+            seen += card_seen_word(deck[step])
             for line in range(K.NUM_LINES):
-                keys[step, line] = line_key(state, 0, line, step + 1)
+                keys[step, line] = key_with_seen(state, 0, line, step + 1, seen)
         total_score = 0
         for line in range(K.NUM_LINES):
             pts = K.line_points(state, 0, line, cfg, table)
@@ -203,8 +300,6 @@ def _train(values, visits, cfg, table, num_games, seed, eps_start, eps_end, done
                     continue
                 visits[key] += 1
                 values[key] += (final[line] - values[key]) / min(visits[key], STEP_CAP)
-
-
 def train_games(values: np.ndarray, visits: np.ndarray, cfg: np.ndarray, num_games: int, seed: int,
                 eps_start: float, eps_end: float, done: int, total: int) -> np.ndarray:
     """Play ``num_games`` self-play training games, updating ``values`` and ``visits`` in place.

@@ -26,7 +26,8 @@ import numpy as np
 from envs.cards import NUM_CARDS
 from envs.rng import shuffle
 from envs.poker_squares import kernels as K
-from solvers.poker_squares.learned import grid_value, learned_cell, placement_gain
+from solvers.poker_squares.learned import (best_gain, card_seen_word, grid_value, grid_value_with_seen,
+                                          learned_cell, seen_word)
 
 POLICY_GREEDY = 0
 POLICY_LEARNED = 1
@@ -147,19 +148,14 @@ def _expectimax(state, player, cfg, table, values, cands, ncand, out):
         if placed + 1 == K.NUM_CELLS:
             out[i] = float(K.grid_score(work, player, cfg, table))
         else:
+            # Best grid value after the next card = grid value before it (with it seen) + its best gain.
+            seen = seen_word(work, player)
             total = 0.0
             for k in range(nnext):
-                best = -np.inf
-                for c2 in range(K.NUM_CELLS):
-                    if work[base + c2] < 0:
-                        gain = placement_gain(work, player, c2, nxt[k], cfg, table, values)
-                        if gain > best:
-                            best = gain
-                total += best
-            # Line values after the next card are read one placement later than ``here``.
-            work[K.S_NUM_PLACED + player] = placed + 2
-            total_here = grid_value(work, player, cfg, table, values)
-            out[i] = total_here + total / nnext
+                seen_k = seen + card_seen_word(nxt[k])
+                total += grid_value_with_seen(work, player, placed + 2, seen_k, cfg, table, values) + best_gain(
+                    work, player, nxt[k], cfg, table, values)
+            out[i] = total / nnext
         work[base + cell] = -1
         work[K.S_NUM_PLACED + player] = placed
 

@@ -9,9 +9,12 @@
   the same sampled card orders, rollouts by the game's greedy kernel or by the
   learned policy, optionally cut after ``depth`` placements and valued by the
   learned table; a fixed number of rollouts per cell and move, or a time
-  budget per game.
-- ``mc_learned``: ``mc`` with its strongest settings as defaults (learned
-  rollouts of 3 placements, then the learned table; 4.5 s per game).
+  budget per game, split evenly over the moves or in proportion to the cells
+  each move tries (``share``). With ``keep`` = k, only the k cells that
+  two-ply expectimax ranks highest are rolled out (more rollouts per cell).
+- ``mc_learned``: ``mc`` with its strongest settings as defaults (the 6
+  cells expectimax ranks highest, learned rollouts of 3 placements, then the
+  learned table; 4.5 s per game).
 
 The learned table is that of the game's point system, read from
 ``results/poker_squares/`` (``gamut squares train`` makes it); ``table``
@@ -104,12 +107,17 @@ class MonteCarloBot(_SquaresBot):
 
     name = "mc"
 
-    def __init__(self, game, player, seed, table, simulations, seconds_per_game, policy, depth):
+    def __init__(self, game, player, seed, table, simulations, seconds_per_game, policy, depth, keep=0,
+                 share="even"):
+        if share not in ("even", "cells"):
+            raise ValueError(f"mc option share must be 'even' or 'cells', got {share!r}")
+        self._share = share
         if policy not in ("greedy", "learned"):
             raise ValueError(f"mc option policy must be 'greedy' or 'learned', got {policy!r}")
-        if simulations < 1 or seconds_per_game < 0:
-            raise ValueError("mc needs simulations >= 1 and seconds_per_game >= 0")
-        needs_table = policy == "learned" or depth >= 0
+        if simulations < 1 or seconds_per_game < 0 or keep < 0:
+            raise ValueError("mc needs simulations >= 1, seconds_per_game >= 0 and keep >= 0")
+        self._keep = keep
+        needs_table = policy == "learned" or depth >= 0 or keep > 0
         self._policy = S.POLICY_LEARNED if policy == "learned" else S.POLICY_GREEDY
         if needs_table:
             super().__init__(game, player, seed, table)
@@ -132,11 +140,21 @@ class MonteCarloBot(_SquaresBot):
         cands = cands[:S.candidate_cells(work, self._player, cands)]
         if len(cands) == 1:
             return int(cands[0])
+        if 0 < self._keep < len(cands):
+            # Rollouts only for the cells two-ply expectimax ranks highest (stable: ties keep cell order).
+            ranked = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands)
+            cands = cands[np.sort(np.argsort(-ranked, kind="stable")[:self._keep])]
         sums = np.zeros(len(cands), dtype=np.float64)
         if self._seconds > 0:
-            # An equal share of the time left for each placement still to choose (the last is forced).
             started = time.perf_counter()
-            budget = self._left / max(K.NUM_CELLS - 1 - placed, 1)
+            if self._share == "even":
+                # An equal share of the time left for each placement still to choose (the last is forced).
+                budget = self._left / max(K.NUM_CELLS - 1 - placed, 1)
+            else:
+                # A share proportional to the cells to try, against the empty cells of every later choice.
+                cap = self._keep or K.NUM_CELLS
+                later = sum(min(K.NUM_CELLS - q, cap) for q in range(placed + 1, K.NUM_CELLS - 1))
+                budget = self._left * len(cands) / (len(cands) + later)
             while True:
                 S.mc_batch(work, self._player, self._cfg, HAND_TABLE, self._values, cands, _BATCH, self._rng,
                            self._policy, self._depth, sums)
@@ -168,17 +186,21 @@ register_bot(
         "seconds_per_game": Option(float, 0.0, "time budget per game in seconds (0: use simulations)"),
         "policy": Option(str, "greedy", "rollout policy: 'greedy' (the game's greedy kernel) or 'learned'"),
         "depth": Option(int, -1, "placements per rollout before the learned table values the grid (-1: to the end)"),
+        "keep": Option(int, 0, "roll out only the cells two-ply expectimax ranks highest, this many (0: all)"),
+        "share": Option(str, "even", "time per move: 'even' (equal shares) or 'cells' (in proportion to the cells tried)"),
     },
 )
 register_bot(
     "mc_learned", "poker_squares",
     lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
-    "the strongest setting of mc: learned-policy rollouts cut after 3 placements, 4.5 s per game",
+    "the strongest setting of mc: the 6 best expectimax cells, learned rollouts cut after 3 placements, 4.5 s per game",
     {
         "table": _TABLE,
         "simulations": Option(int, 100, "rollouts per candidate cell and move (when seconds_per_game is 0)"),
         "seconds_per_game": Option(float, 4.5, "time budget per game in seconds (0: use simulations)"),
         "policy": Option(str, "learned", "rollout policy: 'greedy' or 'learned'"),
         "depth": Option(int, 3, "placements per rollout before the learned table values the grid (-1: to the end)"),
+        "keep": Option(int, 6, "roll out only the cells two-ply expectimax ranks highest, this many (0: all)"),
+        "share": Option(str, "even", "time per move: 'even' (equal shares) or 'cells' (in proportion to the cells tried)"),
     },
 )

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solvers.poker_squares.learned import NUM_KEYS, train_games
+from solvers.poker_squares.learned import NUM_KEYS, TABLE_VERSION, train_games
 
 CHUNK = 100_000
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results" / "poker_squares"
@@ -53,6 +53,13 @@ def _save(path: Path, **arrays) -> None:
     os.replace(tmp, path)
 
 
+def _check_version(saved, path: Path) -> None:
+    version = int(saved["version"]) if "version" in saved.files else 1
+    if version != TABLE_VERSION:
+        raise ValueError(f"{path} holds a version {version} table; this code reads version {TABLE_VERSION} "
+                         "(other abstract keys): retrain it with `gamut squares train --scoring ...`")
+
+
 def train(points, games: int, seed: int = 0, eps_start: float = 0.5, eps_end: float = 0.0,
           path: Path | None = None, progress=None) -> dict:
     """Train (or resume training) the table of ``points`` up to ``games`` games; return a summary.
@@ -76,6 +83,7 @@ def train(points, games: int, seed: int = 0, eps_start: float = 0.5, eps_end: fl
     done = 0
     if path.exists():
         saved = np.load(path)
+        _check_version(saved, path)
         if tuple(saved["points"]) != points or not np.array_equal(saved["settings"], settings) \
                 or not np.allclose(saved["schedule"], schedule):
             raise ValueError(f"{path} holds a run with other settings (points, seed, games or exploration); "
@@ -90,7 +98,7 @@ def train(points, games: int, seed: int = 0, eps_start: float = 0.5, eps_end: fl
                              eps_end, done, games)
         done += CHUNK
         chunk_means.append(float(scores.mean()))
-        _save(path, values=values, visits=visits, done=np.int64(done), points=np.array(points),
+        _save(path, version=np.int64(TABLE_VERSION), values=values, visits=visits, done=np.int64(done), points=np.array(points),
               settings=settings, schedule=schedule, chunk_means=np.array(chunk_means))
         if progress:
             progress(done, games, chunk_means[-1], time.perf_counter() - started)
@@ -105,6 +113,7 @@ def load_values(points, path: Path | None = None) -> np.ndarray:
         raise ValueError(f"no learned values for points {tuple(int(p) for p in points)} at {path}: "
                          f"run `gamut squares train --scoring ...` first")
     saved = np.load(path)
+    _check_version(saved, path)
     if tuple(saved["points"]) != tuple(int(p) for p in points):
         raise ValueError(f"{path} was trained for points {tuple(saved['points'])}, not {tuple(points)}")
     return saved["values"].copy()
