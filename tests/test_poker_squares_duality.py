@@ -169,3 +169,17 @@ def test_bounds_are_above_the_arrangements_found():
         assert plain["lp"] >= plain["upper"] - 1e-6
         res = duality_bound(deal, CFG, values, 0.3, grid, time_limit=10.0)
         assert res["upper"] >= res["value"] and res["value"] == pytest.approx(res["score"] - res["penalty"])
+
+
+def test_set_annealing_reports_the_value_of_its_grid_and_never_loses_its_start():
+    rng = np.random.default_rng(7)
+    assert np.array_equal(np.sort(P.COLEX_TO_SET), np.arange(P.NUM_SETS))
+    for seed in range(3):
+        weights = rng.normal(size=(2, P.NUM_SETS)) * 10
+        start = rng.permutation(25)
+        value, grid = P.anneal_sets(weights, start, iterations=20000, restarts=2, seed=seed, temp_start=5.0,
+                                    temp_end=0.1)
+        assert sorted(grid) == list(range(25))
+        assert value == pytest.approx(P.arrangement_value(weights, grid))
+        assert value >= P.arrangement_value(weights, start)
+        assert value > np.mean([P.arrangement_value(weights, rng.permutation(25)) for _ in range(50)]) + 30

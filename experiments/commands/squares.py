@@ -151,8 +151,11 @@ def run_bound(args) -> int:
         scale = TUNED_SCALE[(args.scoring, not args.by_line)] if args.scale is None else args.scale
         dual = duality_bounds(the_deals, game.cfg, values, scale, res["grids"], by_cell=not args.by_line)
         est = mean_ci(dual["upper"])
+        inner = mean_ci(dual["value"])
         out.update({"duality_mean": est.value, "duality_ci95_low": est.ci95_low,
-                    "duality_ci95_high": est.ci95_high, "duality_scale": scale,
+                    "duality_ci95_high": est.ci95_high, "duality_relaxed_found_mean": inner.value,
+                    "duality_relaxed_found_ci95_low": inner.ci95_low,
+                    "duality_relaxed_found_ci95_high": inner.ci95_high, "duality_scale": scale,
                     "duality_form": "by_line" if args.by_line else "by_cell"})
     emit_result(out, args.json)
     return 0

@@ -120,8 +120,10 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
         f"{len(bound) // max(len(params['scorings']), 1)} deals of `gamut squares eval --seed "
         f"{params['deal_seed']}`; 95% t intervals). The clairvoyant bound is the per-deal minimum of the "
         "core ILP and the set-partitioning LP; `proven_optimal` counts deals where the arrangement found "
-        "meets it. The duality bound is the mean optimum of the clairvoyant problem minus the learned-value "
-        "penalty; its scale was fixed on separate tuning deals. The gap share is "
+        "meets it. The duality bound is the mean of an upper bound (the Lagrangian bound of the "
+        "set-partitioning LP) on the best arrangement of each deal under score minus the learned-value "
+        "penalty; the penalty scale was fixed on separate tuning "
+        "deals. The gap share is "
         "(clairvoyant - duality) / (clairvoyant mean - agent mean) per deal; its interval ignores the "
         "uncertainty of the two means in the denominator.", "",
         markdown_table(summary, float_format="{:.4g}"), "",

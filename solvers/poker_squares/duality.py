@@ -43,8 +43,8 @@ from envs.cards import NUM_CARDS
 from envs.hands import HAND_TABLE
 from envs.poker_squares import kernels as K
 from solvers.poker_squares.penalty_table import NUM_KEYS, line_value_v1
-from solvers.poker_squares.partition import NUM_SETS, SETS, _check_deal, arrangement_value, partition_bound, \
-    set_points
+from solvers.poker_squares.partition import NUM_SETS, anneal_sets, arrangement_value, check_deal, \
+    partition_bound, set_points
 
 _LAST = K.NUM_CELLS - 2  # the last penalised step: t = 23, before the 25th card
 # Penalty scale per (scoring, by_cell), the minimiser of the mean bound on tuning deals (seed 777, never
@@ -150,7 +150,7 @@ def played_penalty(deal, grid_positions, cfg, values: np.ndarray, scale: float, 
     ``grid_positions`` int (25,): cell -> deal position. Used to check ``line_penalties`` and to measure
     the penalty a policy pays (its mean is zero for any policy that does not look ahead).
     """
-    deal = _check_deal(deal)
+    deal = check_deal(deal)
     grid = np.asarray(grid_positions, dtype=np.int64)
     if sorted(grid.tolist()) != list(range(K.NUM_CELLS)):
         raise ValueError("grid_positions must hold each position 0..24 once")
@@ -179,7 +179,7 @@ def line_penalties(deal, cfg, values: np.ndarray, scale: float, by_cell: bool = 
         Weigh each line by the chance ``(5 - |L_t|) / (24 - t)`` that a uniformly random empty cell lies
         in it, so ``g`` is the learned value of the card placed in a random cell.
     """
-    deal = _check_deal(deal)
+    deal = check_deal(deal)
     values = np.ascontiguousarray(values, dtype=np.float64)
     if values.shape != (NUM_KEYS,):
         raise ValueError(f"values must be float64 ({NUM_KEYS},), got {values.shape}")
@@ -204,12 +204,18 @@ def duality_bound(deal, cfg, values: np.ndarray, scale: float, incumbent_grid, t
                   by_cell: bool = True) -> dict:
     """Upper bound on ``max over arrangements (score - penalty)`` for one deal.
 
-    ``incumbent_grid`` (int (25,), card ids) starts the solver. Returns the dict of
+    ``incumbent_grid`` (int (25,), card ids) starts an annealing of the relaxed problem whose result
+    starts the solver. Returns the dict of
     ``partition.partition_bound`` (``upper`` is the deal's term of the duality bound) plus
     ``score`` and ``penalty`` of the best relaxed arrangement found.
     """
     weights = penalized_weights(deal, cfg, values, scale, by_cell)
-    res = partition_bound(weights, positions_grid(deal, incumbent_grid), time_limit=time_limit)
+    # A good relaxed arrangement only matters for reduced-cost fixing and for reporting how far the LP
+    # bound is from the relaxed optimum; the bound itself does not depend on it.
+    temp = max(1, int(np.abs(np.asarray(cfg)[K.C_POINTS:]).max())) / 100.0
+    _, start = anneal_sets(weights, positions_grid(deal, incumbent_grid), temp_start=5.0 * temp,
+                           temp_end=1.0 * temp)
+    res = partition_bound(weights, start, time_limit=time_limit)
     points = set_points(deal, cfg)
     res["score"] = arrangement_value(np.stack([points, points]), res["grid"])
     res["penalty"] = res["score"] - res["value"]

@@ -36,12 +36,14 @@ from __future__ import annotations
 
 import time
 from itertools import combinations
+from math import comb
 
 import numba
 import numpy as np
 
 from envs.hands import HAND_TABLE
 from envs.poker_squares import kernels as K
+from envs.rng import below, next_random, rng_state
 
 SETS = np.array(list(combinations(range(K.NUM_CELLS), K.GRID_SIZE)), dtype=np.int64)
 NUM_SETS = len(SETS)
@@ -53,6 +55,10 @@ SET_PAIRS = np.array([[PAIR_INDEX[s[a], s[b]] for a, b in combinations(range(5),
                      dtype=np.int64)
 NUM_PAIRS = len(_PAIRS)
 _SET_ID = {tuple(int(x) for x in s): j for j, s in enumerate(SETS)}
+# COLEX_TO_SET[sum_i C(s_i, i + 1)] = id of the sorted set s (the colex rank is cheap to compute in a kernel).
+_BINOM = np.array([[comb(n, k) for k in range(K.GRID_SIZE + 1)] for n in range(K.NUM_CELLS)], dtype=np.int64)
+COLEX_TO_SET = np.empty(NUM_SETS, dtype=np.int64)
+COLEX_TO_SET[sum(_BINOM[SETS[:, i], i + 1] for i in range(K.GRID_SIZE))] = np.arange(NUM_SETS)
 # LP rows: side * 25 + position (card equalities), then 50 + pair index (pair inequalities).
 _NUM_ROWS = 2 * K.NUM_CELLS + NUM_PAIRS
 
@@ -68,13 +74,14 @@ def _set_points(cards, cfg, table, sets, out):
 
 def set_points(cards, cfg) -> np.ndarray:
     """Points of every five-card set of a deal: float64 (NUM_SETS,), ``out[j]`` for ``cards[SETS[j]]``."""
-    cards = _check_deal(cards)
+    cards = check_deal(cards)
     out = np.empty(NUM_SETS, dtype=np.float64)
     _set_points(cards, np.asarray(cfg, dtype=np.int64), HAND_TABLE, SETS, out)
     return out
 
 
-def _check_deal(cards) -> np.ndarray:
+def check_deal(cards) -> np.ndarray:
+    """``cards`` as int64 (25,) after checking they are 25 distinct card ids (ValueError otherwise)."""
     cards = np.asarray(cards, dtype=np.int64)
     if cards.shape != (K.NUM_CELLS,) or len(set(cards.tolist())) != K.NUM_CELLS or cards.min() < 0 \
             or cards.max() > 51:
@@ -126,6 +133,102 @@ def grid_from_sets(rows, cols) -> np.ndarray:
                 raise ValueError("row and column sets do not form an arrangement")
             grid[K.GRID_SIZE * r + c] = common.pop()
     return grid
+
+
+@numba.njit(cache=True)
+def _line_set(grid, line, binom, colex_to_set, buf):
+    """Set id of the positions in ``line`` of ``grid``: sort five numbers, then the colex rank."""
+    for i in range(K.GRID_SIZE):
+        v = grid[K.LINES[line, i]]
+        j = i
+        while j > 0 and buf[j - 1] > v:
+            buf[j] = buf[j - 1]
+            j -= 1
+        buf[j] = v
+    rank = 0
+    for i in range(K.GRID_SIZE):
+        rank += binom[buf[i], i + 1]
+    return colex_to_set[rank]
+
+
+@numba.njit(cache=True)
+def _anneal_sets(weights, grid, iterations, restarts, seed, temp_start, temp_end, binom, colex_to_set, best_grid):
+    rng = rng_state(seed)
+    buf = np.empty(K.GRID_SIZE, np.int64)
+    vals = np.empty(K.NUM_LINES, np.float64)
+    touched = np.empty(4, np.int64)
+    old = np.empty(4, np.float64)
+    ratio = (temp_end / temp_start) ** (1.0 / max(iterations - 1, 1))
+    start = grid.copy()
+    best = -np.inf
+    for restart in range(restarts):
+        grid[:] = start
+        if restart > 0:  # the first restart refines the given arrangement, the others start at random
+            for i in range(K.NUM_CELLS - 1, 0, -1):
+                j = below(rng, i + 1)
+                grid[i], grid[j] = grid[j], grid[i]
+        value = 0.0
+        for line in range(K.NUM_LINES):
+            vals[line] = weights[line // K.GRID_SIZE, _line_set(grid, line, binom, colex_to_set, buf)]
+            value += vals[line]
+        if value > best:
+            best = value
+            best_grid[:] = grid
+        temp = temp_start
+        for _ in range(iterations):
+            temp *= ratio
+            a, b = below(rng, K.NUM_CELLS), below(rng, K.NUM_CELLS)
+            if a == b:
+                continue
+            n = 0
+            for line in (K.CELL_LINES[a, 0], K.CELL_LINES[a, 1], K.CELL_LINES[b, 0], K.CELL_LINES[b, 1]):
+                dup = False
+                for i in range(n):
+                    dup = dup or touched[i] == line
+                if not dup:
+                    touched[n] = line
+                    n += 1
+            grid[a], grid[b] = grid[b], grid[a]
+            delta = 0.0
+            for i in range(n):
+                line = touched[i]
+                old[i] = vals[line]
+                vals[line] = weights[line // K.GRID_SIZE, _line_set(grid, line, binom, colex_to_set, buf)]
+                delta += vals[line] - old[i]
+            u = (next_random(rng) >> np.uint64(11)) * (1.0 / (1 << 42))
+            if delta >= 0 or u < np.exp(delta / temp):
+                value += delta
+                if value > best + 1e-9:
+                    best = value
+                    best_grid[:] = grid
+            else:
+                grid[a], grid[b] = grid[b], grid[a]
+                for i in range(n):
+                    vals[touched[i]] = old[i]
+    return best
+
+
+def anneal_sets(weights: np.ndarray, grid_positions, iterations: int = 100_000, restarts: int = 2, seed: int = 0,
+                temp_start: float = 5.0, temp_end: float = 1.0) -> tuple[float, np.ndarray]:
+    """Simulated annealing for the best arrangement under any line values ``weights`` (2, NUM_SETS).
+
+    Swaps two cells per step (rescoring the 2-4 lines touched); the first restart starts from
+    ``grid_positions`` (int (25,), cell -> position), the others from random grids; the temperature falls
+    geometrically from ``temp_start`` to ``temp_end`` (in the units of ``weights``).
+    Returns (value, grid int64 (25,)), the best arrangement seen.
+    """
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if weights.shape != (2, NUM_SETS):
+        raise ValueError(f"weights must be float64 (2, {NUM_SETS}), got {weights.shape}")
+    grid = np.asarray(grid_positions, dtype=np.int64).copy()
+    if sorted(grid.tolist()) != list(range(K.NUM_CELLS)):
+        raise ValueError("grid_positions must hold each position 0..24 once")
+    if iterations < 1 or restarts < 1 or not 0 < temp_end <= temp_start:
+        raise ValueError("anneal_sets needs iterations >= 1, restarts >= 1 and 0 < temp_end <= temp_start")
+    best_grid = grid.copy()
+    best = _anneal_sets(weights, grid, int(iterations), int(restarts), int(seed), float(temp_start),
+                        float(temp_end), _BINOM, COLEX_TO_SET, best_grid)
+    return float(best), best_grid
 
 
 def _column_entries(side: int, ids: np.ndarray):

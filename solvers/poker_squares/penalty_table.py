@@ -4,8 +4,8 @@ A duality bound is valid for any penalty fixed before the deals are drawn,
 and reproducible only if that penalty stays fixed. The playing agents' learned
 table (``solvers.poker_squares.learned``) evolves, so the bound keeps its own
 frozen copy: the self-play tables trained by ``gamut squares train --scoring
-american --games 4000000 --seed 0`` (and ``--scoring english --games
-2000000``) at commit 42d0a9e, stored as
+american --games 4000000 --seed 0`` (commit 42d0a9e) and ``--scoring english
+--games 2000000`` (commit 14fa3d2), stored as
 ``results/poker_squares_bounds/penalty_values_<scoring>.npz`` with their
 SHA-256 below, read with the abstract line key they were trained on
 (version 1), reimplemented here.
