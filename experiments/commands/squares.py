@@ -2,8 +2,9 @@
 
 ``gamut squares eval --agent NAME --deals N --seed S`` scores an agent on the N
 deals fixed by S (the same deals for every agent); ``gamut squares bound``
-computes the clairvoyant optimum (best arrangement of the 25 known cards) on the
-same deals, an upper bound on the optimal expected score; ``gamut squares
+bounds the clairvoyant optimum (best arrangement of the 25 known cards) on the
+same deals, an upper bound on the optimal expected score, and with ``--penalty
+learned`` the tighter information-relaxation bound; ``gamut squares
 train`` learns the partial-line values of a point system (checkpointed,
 resumable); ``gamut squares play`` lets a person play with hints.
 """
@@ -135,6 +136,10 @@ def run_bound(args) -> int:
         raise ValueError(f"--time-limit must be positive, got {args.time_limit}")
     if args.penalty == "none" and (args.scale is not None or args.by_line):
         raise ValueError("--scale and --by-line apply only with --penalty learned")
+    if args.penalty == "learned":
+        from solvers.poker_squares.penalty_table import load_penalty_values
+
+        values = load_penalty_values(args.scoring)  # checked before the long clairvoyant part
     the_deals = deals(args.seed, args.deals)
     res = clairvoyant_bounds(the_deals, game.cfg, time_limit=args.time_limit)
     upper, best = mean_ci(res["upper"]), mean_ci(res["best"])
@@ -145,9 +150,7 @@ def run_bound(args) -> int:
            "core_mean": float(res["core_upper"].mean()), "partition_mean": float(res["partition_upper"].mean())}
     if args.penalty == "learned":
         from solvers.poker_squares.duality import TUNED_SCALE, duality_bounds
-        from solvers.poker_squares.penalty_table import load_penalty_values
 
-        values = load_penalty_values(args.scoring)
         scale = TUNED_SCALE[(args.scoring, not args.by_line)] if args.scale is None else args.scale
         dual = duality_bounds(the_deals, game.cfg, values, scale, res["grids"], by_cell=not args.by_line)
         est = mean_ci(dual["upper"])

@@ -17,12 +17,16 @@ Our ``g`` is line-decomposable, built from learned partial-line values ``v``
 (a frozen self-play table, ``solvers.poker_squares.penalty_table``, keyed by
 the cards placed):
 
-    g_t(P, c) = scale * sum over lines L of P that are not full of v_{t+2}(L + c),
+    g_t(P, c) = scale * sum over lines L of P that are not full of w_t(L) * v_{t+2}(L + c),
 
 the learned value of each line if ``c`` joined it (exact points when that
-fills it). A line whose content at time t is the set ``L_t`` pays
-``scale * (v(L_t + d[t+1]) - mean_c v(L_t + c))``: it is charged when the
-next card suits it better than an average card would. Since the order of the
+fills it), weighted by ``w_t(L) = (5 - |L|) / (24 - t)``, the chance that a
+uniformly random empty cell of ``P_t`` lies in ``L`` (``by_cell``, the
+default: ``g`` is then the learned value of ``c`` placed in a random cell),
+or by ``w = 1`` (``by_cell=False``). A line whose content at time t is the
+set ``L_t`` pays ``scale * w_t(L_t) * (v(L_t + d[t+1]) - mean_c v(L_t +
+c))``: it is charged when the next card suits it better than an average card
+would. Since the order of the
 deal is known, ``L_t`` is the line's final set ``S`` intersected with
 positions 0..t, so the total penalty of an arrangement is a sum over its ten
 lines of ``pi(S)`` (rows and columns differ: the table is keyed by
@@ -31,7 +35,12 @@ values ``points(S) - pi(S)``, solved exactly or bounded by
 ``solvers.poker_squares.partition``.
 
 ``scale`` is chosen on tuning deals disjoint from the reported ones (a
-per-deal choice would use the deal and break validity).
+per-deal choice would use the deal and break validity; so would taking, deal
+by deal, the smaller of this bound and the clairvoyant one: the duality bound
+holds only as a mean over deals). Worked example of the line penalty: at
+t = 3 (four cards placed) a row holding only ``Kh`` (placed at t = 0) with
+``d[4] = Qh`` pays, as a row with one card, ``scale * (4 / 21) * (v_5(Kh Qh)
+- mean over the 48 unseen cards c of v_5(Kh c))``.
 """
 
 from __future__ import annotations
