@@ -63,12 +63,14 @@ class ResolvedConfig:
     source: str
     description: str
 
-    def fingerprint(self, experiment_version: int) -> str:
-        """Hash of everything that decides the trials' results; a change invalidates old trials."""
-        payload = json.dumps(
-            {"experiment": self.experiment, "version": experiment_version, "params": self.params},
-            sort_keys=True,
-        )
+    def fingerprint(self, experiment_version: int, exclude: frozenset[str] = frozenset()) -> str:
+        """Hash of everything that decides the trials' results; a change invalidates old trials.
+
+        ``exclude`` names fields that only the summary reads (``SUMMARY_PARAMS``).
+        """
+        params = {k: v for k, v in self.params.items() if k not in exclude}
+        payload = json.dumps({"experiment": self.experiment, "version": experiment_version, "params": params},
+                             sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 

@@ -22,8 +22,11 @@ defines:
     figures through ``writer`` and returns the Markdown for the report.
 
 Optionally ``trial_specs(params) -> list[dict]`` (default: one spec
-``{"trial": i, "stream": i}`` per trial) and ``validate(params)`` for checks
-across fields. Specs with the same ``stream`` get the same seed: that is how
+``{"trial": i, "stream": i}`` per trial), ``validate(params)`` for checks
+across fields, and ``SUMMARY_PARAMS`` (a tuple of field names) for fields that
+only ``summarize`` reads: changing one of them re-summarises the finished
+trials on ``--resume`` instead of refusing (e.g. a reference figure quoted
+beside the trials' own). Specs with the same ``stream`` get the same seed: that is how
 two agents are scored on the same deals (common random numbers).
 """
 
@@ -80,6 +83,19 @@ class Experiment:
     @property
     def version(self) -> int:
         return int(self.module.VERSION)
+
+    @property
+    def summary_params(self) -> frozenset[str]:
+        """Fields that only ``summarize`` reads (they do not decide the trials' results)."""
+        names = frozenset(getattr(self.module, "SUMMARY_PARAMS", ()))
+        unknown = sorted(names - set(self.config.params))
+        if unknown:
+            raise ConfigError(f"experiment {self.name}: SUMMARY_PARAMS names unknown fields {unknown}")
+        return names
+
+    def fingerprint(self) -> str:
+        """Hash of the version and of every field that decides the trials' results."""
+        return self.config.fingerprint(self.version, exclude=self.summary_params)
 
     def trial_specs(self) -> list[dict]:
         """Every trial of the run; each spec has a unique ``trial`` and a ``stream``."""

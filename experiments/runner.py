@@ -48,34 +48,45 @@ def _prepare_folder(experiment: Experiment, folder: Path, resume: bool) -> dict[
     """Make the results folder ready; returns the trials already finished (when resuming)."""
     folder.mkdir(parents=True, exist_ok=True)
     journal = TrialJournal(folder)
-    fingerprint = experiment.config.fingerprint(experiment.version)
+    fingerprint = experiment.fingerprint()
     manifest_path = folder / RUN_MANIFEST
     if resume and manifest_path.exists():
         manifest = json.loads(manifest_path.read_text())
-        if manifest.get("fingerprint") != fingerprint:
-            changes = changed_fields(manifest.get("params", {}), experiment.config.params)
+        if manifest.get("fingerprint") != fingerprint or manifest.get("params") != experiment.config.params:
+            summary_only = experiment.summary_params
+            old_params = manifest.get("params", {})
+            new_params = experiment.config.params
+            changes = changed_fields({k: v for k, v in old_params.items() if k not in summary_only},
+                                     {k: v for k, v in new_params.items() if k not in summary_only})
             if manifest.get("experiment_version") != experiment.version:
                 changes.append(f"experiment version: {manifest.get('experiment_version')} -> {experiment.version}")
-            raise ValueError(
-                f"cannot resume {experiment.name}: the config changed since its trials were run "
-                f"({'; '.join(changes) or 'fingerprint differs'}); run without --resume to start afresh"
-            )
+            if changes:
+                raise ValueError(
+                    f"cannot resume {experiment.name}: the config changed since its trials were run "
+                    f"({'; '.join(changes)}); run without --resume to start afresh"
+                )
+            # Only fields the summary reads changed: the finished trials stand, the summary is redone.
+            _write_manifest(manifest_path, experiment, fingerprint, manifest.get("started_utc"))
         return journal.load()
     journal.clear()
     for stale in (METADATA, REPORT_FRAGMENT):
         (folder / stale).unlink(missing_ok=True)
+    _write_manifest(manifest_path, experiment, fingerprint, None)
+    return {}
+
+
+def _write_manifest(path: Path, experiment: Experiment, fingerprint: str, started_utc: str | None) -> None:
     write_json(
-        manifest_path,
+        path,
         {
             "experiment": experiment.name,
             "experiment_version": experiment.version,
             "profile": experiment.config.profile,
             "fingerprint": fingerprint,
             "params": experiment.config.params,
-            "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "started_utc": started_utc or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         },
     )
-    return {}
 
 
 def run_experiment(

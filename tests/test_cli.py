@@ -54,6 +54,7 @@ def test_json_flag_prints_one_object_last(capsys, tmp_path):
     config = tmp_path / "toy.toml"
     config.write_text(
         'experiment = "toy_sums"\n[params]\nseed = 1\ntrials = 2\nsamples = 10\nsleep = 0.0\nlog = ""\n'
+        'label = ""\n'
     )
     status = main([
         "run", "tests.toy_experiment", "--config", str(config), "--out", str(tmp_path / "r"),

@@ -19,12 +19,13 @@ REPO = Path(__file__).resolve().parent.parent
 TOY = "tests.toy_experiment"
 
 
-def write_config(folder: Path, trials=6, samples=1000, sleep=0.0, log="", extra="", seed=11) -> Path:
+def write_config(folder: Path, trials=6, samples=1000, sleep=0.0, log="", extra="", seed=11, label="") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "toy.toml"
     path.write_text(
         f'experiment = "toy_sums"\ndescription = "toy"\n\n[params]\nseed = {seed}\ntrials = {trials}\n'
-        f'samples = {samples}\nsleep = {sleep}\nlog = "{log}"\n{extra}\n[quick]\ntrials = 3\n'
+        f'samples = {samples}\nsleep = {sleep}\nlog = "{log}"\nlabel = "{label}"\n{extra}\n'
+        f'[quick]\ntrials = 3\n'
     )
     return path
 
@@ -125,6 +126,21 @@ def test_resume_refuses_a_changed_config_and_names_the_field(tmp_path):
         run_toy(tmp_path, write_config(tmp_path, samples=2000), workers=1, resume=True)
 
 
+def test_resume_after_a_summary_only_change_keeps_the_trials_and_redoes_the_summary(tmp_path):
+    log = tmp_path / "starts.log"
+    first = run_toy(tmp_path, write_config(tmp_path, log=str(log), label="first. "), workers=1)
+    again = run_toy(tmp_path, write_config(tmp_path, log=str(log), label="second. "), workers=1, resume=True)
+    assert again.trials_resumed == 6 and again.trials_run == 0
+    assert len(log.read_text().split()) == 6  # no trial ran twice
+    pd.testing.assert_frame_equal(trials_of(again), trials_of(first))
+    assert "second. Mean of trial means" in (again.folder / "report.md").read_text()
+    manifest = json.loads((again.folder / "run.json").read_text())
+    assert manifest["params"]["label"] == "second. "
+    # A field that decides the trials still refuses, and names only that field.
+    with pytest.raises(ValueError, match=r"\(samples: 1000 -> 2000\)"):
+        run_toy(tmp_path, write_config(tmp_path, log=str(log), samples=2000, label="third. "), workers=1, resume=True)
+
+
 def test_resume_of_a_finished_run_recomputes_nothing(tmp_path):
     config = write_config(tmp_path)
     run_toy(tmp_path, config, workers=1)
@@ -150,10 +166,12 @@ def test_missing_and_mistyped_fields_are_named(tmp_path):
     path.write_text('experiment = "toy_sums"\n[params]\nseed = 1\ntrials = 2\nsamples = 10\nsleep = 0.0\n')
     with pytest.raises(ConfigError, match="missing field 'log'"):
         run_toy(tmp_path, path)
-    path.write_text('experiment = "toy_sums"\n[params]\nseed = 1\ntrials = "two"\nsamples = 10\nsleep = 0.0\nlog = ""\n')
+    path.write_text('experiment = "toy_sums"\n[params]\nseed = 1\ntrials = "two"\nsamples = 10\nsleep = 0.0\nlog = ""\n'
+                    'label = ""\n')
     with pytest.raises(ConfigError, match="field 'trials'"):
         run_toy(tmp_path, path)
-    path.write_text('experiment = "toy_sums"\n[params]\nseed = 1\ntrials = 2\nsamples = 10\nsleep = 0.0\nlog = ""\n[quick]\nagents = 1\n')
+    path.write_text('experiment = "toy_sums"\n[params]\nseed = 1\ntrials = 2\nsamples = 10\nsleep = 0.0\nlog = ""\n'
+                    'label = ""\n[quick]\nagents = 1\n')
     with pytest.raises(ConfigError, match=r"\[quick\] overrides 'agents'"):
         run_toy(tmp_path, path, profile="quick")
     assert not (tmp_path / "results").exists()

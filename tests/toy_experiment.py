@@ -10,7 +10,8 @@ from solvers.stats import mean_ci
 
 NAME = "toy_sums"
 VERSION = 1
-PARAMS = {"samples": int, "sleep": float, "log": str}
+PARAMS = {"samples": int, "sleep": float, "log": str, "label": str}
+SUMMARY_PARAMS = ("label",)  # read by summarize only: changing it re-summarises on --resume
 
 
 def run_trial(params, spec, seed):
@@ -26,4 +27,4 @@ def run_trial(params, spec, seed):
 def summarize(table, params, writer):
     estimate = mean_ci(table["mean"])
     writer.table("summary", pd.DataFrame([estimate.as_dict()]))
-    return f"Mean of trial means: {estimate}."
+    return f"{params['label']}Mean of trial means: {estimate}."

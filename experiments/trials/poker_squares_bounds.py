@@ -29,6 +29,8 @@ PARAMS = {"deal_seed": int, "deals_per_trial": int, "scorings": list, "time_limi
           "scale_american": float, "scale_english": float, "tune_seed": int, "tune_deals": int,
           "tune_scales_by_cell": list, "tune_scales_by_line": list, "lower_american": list, "lower_english": list,
           "lower_source": str}
+# The agent's figure is quoted beside the bounds, not computed here: updating it re-summarises on --resume.
+SUMMARY_PARAMS = ("lower_american", "lower_english", "lower_source")
 
 
 def validate(params: dict) -> None:
