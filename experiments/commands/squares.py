@@ -31,11 +31,11 @@ def register(subparsers) -> None:
     actions = parser.add_subparsers(dest="squares_command", metavar="ACTION", required=True)
 
     ev = actions.add_parser("eval", help="mean score of an agent on seeded deals, with a 95%% CI")
-    ev.add_argument("--agent", required=True, help="agent name (random, greedy, learned, expectimax, mc)")
+    ev.add_argument("--agent", required=True, help="agent name (random, greedy, learned, expectimax, mc, mc_learned)")
     _add_deals(ev)
     _add_scoring(ev)
     ev.add_argument("--seconds-per-game", type=float,
-                    help="time budget per game for agents that take one (mc)")
+                    help="time budget per game for agents that take one (mc, mc_learned)")
     ev.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="agent option, repeatable (e.g. --option policy=learned)")
     ev.add_argument("--agent-seed", type=int, default=1, help="seed of the agent's own randomness")
@@ -73,7 +73,8 @@ def register(subparsers) -> None:
     play = actions.add_parser("play", help="play Poker Squares in the terminal with hints")
     _add_scoring(play)
     play.add_argument("--seed", type=int, default=0, help="deal seed (default: %(default)s)")
-    play.add_argument("--hint", default="expectimax", help="agent giving hints (default: %(default)s)")
+    play.add_argument("--hint", default=None,
+                      help="agent giving hints (default: expectimax, or greedy when no learned table is found)")
     play.set_defaults(handler=run_play)
 
 
