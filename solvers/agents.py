@@ -9,6 +9,7 @@ AGENT_MODULES = (
     "solvers.cfr.agents",
     "solvers.poker_squares.agents",
     "solvers.poker_squares.search_agents",
+    "solvers.poker_squares.mcts",
     "solvers.search.ismcts_bot",
     "solvers.poke.agents",
     "solvers.palace_poker.agents",
