@@ -62,7 +62,7 @@ def _reference_search(state, cfg, values, rng, uct_c, depth, iterations):
             key = key + (cell,)
             path.append(key)
             if visits.get(key, 0) == 0 or work[K.S_NUM_PLACED] == 25:
-                ret = S._rollout(work, 0, cfg, HAND_TABLE, values, rng, S.POLICY_LEARNED, depth)
+                ret = S.rollout_value(work, 0, cfg, HAND_TABLE, values, rng, S.POLICY_LEARNED, depth)
                 break
             key = key + (int(K.card_to_place(work, 0)),)
             path.append(key)

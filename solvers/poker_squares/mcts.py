@@ -18,7 +18,7 @@ Each iteration completes the deal by shuffling the unseen cards behind the
 known ones (``search`` does the same), walks down by UCT at decision nodes and
 by the sampled card at after-state nodes, stops at the first after-state node
 never visited, values it by a learned-policy rollout of ``depth`` placements
-then the learned grid value (``search._rollout``; a full grid is scored
+then the learned grid value (``search.rollout_value``; a full grid is scored
 exactly) and adds that return to every node on the path.
 
 UCT score of a visited child: ``mean + uct_c * sd * sqrt(ln N / n)``, with
@@ -48,7 +48,7 @@ from envs.rng import shuffle
 from envs.poker_squares import kernels as K
 from solvers.bots import Option, register_bot
 from solvers.poker_squares import search as S
-from solvers.poker_squares.search_agents import _SquaresBot
+from solvers.poker_squares.search_agents import SquaresBot
 
 NODES_PER_ITERATION = K.NUM_CELLS + 1  # one new decision node and its after-state children at most
 _TIME_CAPACITY = 1 << 19  # pool size with a time budget (the search stops growing, not iterating, when full)
@@ -172,19 +172,19 @@ def _iterate(state, player, cfg, table, values, rng, uct_c, depth, num_iteration
         while True:
             if first[node] < 0 and not _expand(work, player, node, first, count, label, sibling, visits, total,
                                                meta, cands):
-                ret = S._rollout(work, player, cfg, table, values, rng, S.POLICY_LEARNED, depth)
+                ret = S.rollout_value(work, player, cfg, table, values, rng, S.POLICY_LEARNED, depth)
                 break
             after = _select(node, uct_c, sd, first, count, visits, total)
             K.place_card(work, player, label[after])
             path[length] = after
             length += 1
             if visits[after] == 0 or work[K.S_NUM_PLACED + player] == K.NUM_CELLS:
-                ret = S._rollout(work, player, cfg, table, values, rng, S.POLICY_LEARNED, depth)
+                ret = S.rollout_value(work, player, cfg, table, values, rng, S.POLICY_LEARNED, depth)
                 break
             node = _decision_child(after, K.card_to_place(work, player), first, count, label, sibling, visits,
                                    total, meta)
             if node < 0:
-                ret = S._rollout(work, player, cfg, table, values, rng, S.POLICY_LEARNED, depth)
+                ret = S.rollout_value(work, player, cfg, table, values, rng, S.POLICY_LEARNED, depth)
                 break
             path[length] = node
             length += 1
@@ -230,7 +230,7 @@ def root_children(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return tree.label[kids].copy(), visits, means
 
 
-class MctsBot(_SquaresBot):
+class MctsBot(SquaresBot):
     """UCT with sampled chance (see the module docstring)."""
 
     name = "mcts"

@@ -78,7 +78,7 @@ def _future_cards(state, player, future):
 
 
 @numba.njit(cache=True)
-def _rollout(work, player, cfg, table, values, rng, policy, depth):
+def rollout_value(work, player, cfg, table, values, rng, policy, depth):
     """Place the remaining cards of ``work`` (deal complete) for ``player``; return the final value."""
     moves = 0
     while work[K.S_NUM_PLACED + player] < K.NUM_CELLS:
@@ -111,7 +111,7 @@ def _mc_batch(state, player, cfg, table, values, cands, ncand, num_sims, rng, po
             work[K.S_NUM_DEALT] = K.NUM_CELLS
             work[base + cands[i]] = work[K.S_DEAL + placed]
             work[K.S_NUM_PLACED + player] = placed + 1
-            sums[i] += _rollout(work, player, cfg, table, values, rng, policy, depth)
+            sums[i] += rollout_value(work, player, cfg, table, values, rng, policy, depth)
 
 
 def mc_batch(state, player, cfg, table, values, cands, num_sims, rng, policy, depth, sums) -> None:

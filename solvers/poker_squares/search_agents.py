@@ -53,7 +53,7 @@ def _table(game: pyspiel.Game, table: str) -> np.ndarray:
     return load_values(tuple(game.cfg[K.C_POINTS:]), table or None)
 
 
-class _SquaresBot(pyspiel.Bot):
+class SquaresBot(pyspiel.Bot):
     """Shared plumbing: own seat check, a kernel generator, the learned table."""
 
     name = ""
@@ -79,7 +79,7 @@ class _SquaresBot(pyspiel.Bot):
         return int(self._choose(state.state.copy()))
 
 
-class LearnedBot(_SquaresBot):
+class LearnedBot(SquaresBot):
     """Greedy on the learned grid value."""
 
     name = "learned"
@@ -88,7 +88,7 @@ class LearnedBot(_SquaresBot):
         return learned_cell(work, self._player, self._cfg, HAND_TABLE, self._values, self._rng)
 
 
-class ExpectimaxBot(_SquaresBot):
+class ExpectimaxBot(SquaresBot):
     """Two-ply expectimax on the learned grid value (ties to the lowest cell)."""
 
     name = "expectimax"
@@ -102,7 +102,7 @@ class ExpectimaxBot(_SquaresBot):
         return int(cands[int(np.argmax(values))])
 
 
-class MonteCarloBot(_SquaresBot):
+class MonteCarloBot(SquaresBot):
     """Flat Monte Carlo with common random numbers (see the module docstring)."""
 
     name = "mc"
