@@ -73,3 +73,14 @@ def test_clairvoyant_bounds_take_the_smaller_valid_bound_and_a_real_arrangement(
         assert sorted(res["grids"][i]) == sorted(deal)
         assert K.grid_score(state, 0, cfg, HAND_TABLE) == res["best"][i] <= res["upper"][i]
         assert res["proven"][i] == (res["best"][i] == res["upper"][i])
+
+
+def test_swap_lines_are_the_distinct_rows_and_columns_of_both_cells():
+    from solvers.poker_squares.partition import swap_lines
+
+    touched = np.zeros(4, dtype=np.int64)
+    for a in range(25):
+        for b in range(25):
+            n = swap_lines(a, b, touched)
+            expected = {a // 5, 5 + a % 5, b // 5, 5 + b % 5}
+            assert n == len(expected) and set(touched[:n].tolist()) == expected

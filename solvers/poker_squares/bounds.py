@@ -36,6 +36,7 @@ import numpy as np
 from envs.hands import HAND_TABLE, best_strength, category_of
 from envs.rng import below, next_random, rng_state
 from envs.poker_squares import kernels as K
+from solvers.poker_squares.partition import swap_lines
 
 
 def cores(cards) -> tuple[list[tuple[int, ...]], list[int]]:
@@ -192,15 +193,7 @@ def _anneal(cards, cfg, table, iterations, restarts, seed, temp_start, temp_end,
             a, b = below(rng, K.NUM_CELLS), below(rng, K.NUM_CELLS)
             if a == b:
                 continue
-            # Only the rows and columns of the two cells change: rescore those (2 to 4 lines).
-            n = 0
-            for line in (K.CELL_LINES[a, 0], K.CELL_LINES[a, 1], K.CELL_LINES[b, 0], K.CELL_LINES[b, 1]):
-                dup = False
-                for i in range(n):
-                    dup = dup or touched[i] == line
-                if not dup:
-                    touched[n] = line
-                    n += 1
+            n = swap_lines(a, b, touched)  # only these 2 to 4 lines change
             state[a], state[b] = state[b], state[a]
             delta = 0
             for i in range(n):

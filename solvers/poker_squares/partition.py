@@ -152,6 +152,24 @@ def _line_set(grid, line, binom, colex_to_set, buf):
 
 
 @numba.njit(cache=True)
+def swap_lines(a, b, touched):
+    """Fill ``touched`` (int64, >= 4) with the distinct lines (0..9) of cells ``a`` and ``b``; return how many.
+
+    Swapping the cards of two cells changes only these 2 to 4 rows and columns,
+    so local search rescoring a swap looks at them alone.
+    """
+    n = 0
+    for line in (K.CELL_LINES[a, 0], K.CELL_LINES[a, 1], K.CELL_LINES[b, 0], K.CELL_LINES[b, 1]):
+        dup = False
+        for i in range(n):
+            dup = dup or touched[i] == line
+        if not dup:
+            touched[n] = line
+            n += 1
+    return n
+
+
+@numba.njit(cache=True)
 def _anneal_sets(weights, grid, iterations, restarts, seed, temp_start, temp_end, binom, colex_to_set, best_grid):
     rng = rng_state(seed)
     buf = np.empty(K.GRID_SIZE, np.int64)
@@ -180,14 +198,7 @@ def _anneal_sets(weights, grid, iterations, restarts, seed, temp_start, temp_end
             a, b = below(rng, K.NUM_CELLS), below(rng, K.NUM_CELLS)
             if a == b:
                 continue
-            n = 0
-            for line in (K.CELL_LINES[a, 0], K.CELL_LINES[a, 1], K.CELL_LINES[b, 0], K.CELL_LINES[b, 1]):
-                dup = False
-                for i in range(n):
-                    dup = dup or touched[i] == line
-                if not dup:
-                    touched[n] = line
-                    n += 1
+            n = swap_lines(a, b, touched)
             grid[a], grid[b] = grid[b], grid[a]
             delta = 0.0
             for i in range(n):
