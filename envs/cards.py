@@ -50,6 +50,15 @@ _SUIT_BY_TEXT.update({ch: i for i, ch in enumerate(SUIT_SYMBOLS)})
 
 
 @numba.njit(cache=True)
+def popcount(x):
+    """Number of set bits of a non-negative ``int64`` (a card or rank mask; SWAR, constant time)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((x * 0x0101010101010101) & 0x7FFFFFFFFFFFFFFF) >> 56
+
+
+@numba.njit(cache=True)
 def card_rank(card):
     """Rank ``2..14`` of a card id (scalar; callable from kernels)."""
     return (card >> 2) + MIN_RANK

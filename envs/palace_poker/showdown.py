@@ -15,6 +15,7 @@ import numba
 import numpy as np
 
 from envs import hands
+from envs.cards import popcount
 from envs.palace_poker import layout as L
 
 MAX_CARDS = 9  # palace 3 + banner 1 + soldiers 5 when hands are compared
@@ -82,16 +83,6 @@ def battle_winner(state, a, d, table):
     if na != nd:
         return a if na > nd else d
     return -1
-
-
-@numba.njit(cache=True)
-def popcount(x):
-    """Number of set bits of a non-negative ``int64``."""
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 @numba.njit(cache=True)

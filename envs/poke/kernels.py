@@ -35,7 +35,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.cards import deck
+from envs.cards import deck, popcount
 from envs.poke import showdown
 
 # --- parameters -------------------------------------------------------------
@@ -107,15 +107,6 @@ S_LAST_SWEEP = 63  # 2: sweep points of the last finished deal
 S_LAST_POKER = 65  # 2: poker points of the last finished deal
 S_LAST_GAME = 67  # winner of a game at the end of the last deal, else -1
 STATE_SIZE = 68
-
-
-@numba.njit(cache=True)
-def popcount(x):
-    """Number of set bits of a non-negative ``int64`` (SWAR, constant time)."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return ((x * 0x0101010101010101) & 0x7FFFFFFFFFFFFFFF) >> 56
 
 
 # De Bruijn bit scan: (lowest bit * constant) >> 58 indexes a 64-entry table of bit positions.

@@ -50,7 +50,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.cards import NUM_CARDS
+from envs.cards import NUM_CARDS, popcount
 from envs.rng import below, next_random, rng_state, shuffle
 from envs.poker_squares import kernels as K
 
@@ -62,15 +62,6 @@ NUM_KEYS = NUM_PLACED * 2 * NUM_PATTERNS * NUM_FLUSH * NUM_STRAIGHT * NUM_RANK_O
 STEP_CAP = 20000
 _WHEEL = 0x100F  # ranks A, 2, 3, 4, 5 as bits rank - 2
 _SUIT_SHIFT = 40
-
-
-@numba.njit(cache=True)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 @numba.njit(cache=True)
@@ -117,11 +108,11 @@ def key_with_seen(state, player, line, placed, seen):
             m1 |= bit
     if n == K.GRID_SIZE:
         return -1
-    pattern = _popcount(m1 & ~m2) + 5 * (_popcount(m2 & ~m3) + 3 * (_popcount(m3 & ~m4) + 2 * _popcount(m4)))
+    pattern = popcount(m1 & ~m2) + 5 * (popcount(m2 & ~m3) + 3 * (popcount(m3 & ~m4) + 2 * popcount(m4)))
     flush, straight, outs = NUM_FLUSH - 1, NUM_STRAIGHT - 1, 0
     if n > 0:
         flush = 0
-        if _popcount(suits) == 1:
+        if popcount(suits) == 1:
             spare = 13 - ((seen >> (_SUIT_SHIFT + 4 * suit)) & 15) - (K.GRID_SIZE - n)
             if spare >= 0:
                 flush = 1 + min(spare, 3)

@@ -32,6 +32,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from envs.cards import popcount
 from envs.hands import category_of, hand_strength5
 
 NUM_KEYS = 26 * 2 * 5 * 60 * 2 * 2
@@ -59,15 +60,6 @@ def load_penalty_values(scoring: str) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
-@numba.njit(cache=True)
 def line_key_v1(cards, n, placed, is_col):
     """Version-1 key of a partial line holding ``cards[:n]`` (n <= 4) with ``placed`` cards on the grid."""
     m1 = m2 = m3 = m4 = 0
@@ -84,8 +76,8 @@ def line_key_v1(cards, n, placed, is_col):
             m2 |= bit
         else:
             m1 |= bit
-    pattern = _popcount(m1 & ~m2) + 5 * (_popcount(m2 & ~m3) + 3 * (_popcount(m3 & ~m4) + 2 * _popcount(m4)))
-    flush_ok = 1 if n == 0 or _popcount(suits) == 1 else 0
+    pattern = popcount(m1 & ~m2) + 5 * (popcount(m2 & ~m3) + 3 * (popcount(m3 & ~m4) + 2 * popcount(m4)))
+    flush_ok = 1 if n == 0 or popcount(suits) == 1 else 0
     straight_ok = 0
     if m2 == 0:
         if m1 & _WHEEL == m1:
