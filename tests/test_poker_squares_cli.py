@@ -29,6 +29,32 @@ def test_eval_prints_mean_and_ci_as_json(capsys):
     assert _last_json(capsys)["mean"] == result["mean"]
 
 
+def test_eval_pairs_two_agents_on_the_same_deals_and_refuses_other_deals(capsys, tmp_path):
+    from solvers.poker_squares.evaluation import evaluate
+    from solvers.bots import make_bot
+    from solvers.stats import paired_diff_ci
+
+    saved = tmp_path / "random.json"
+    base = ["squares", "eval", "--deals", "8", "--seed", "5", "--json"]
+    assert main(base + ["--agent", "random", "--save-scores", str(saved)]) == 0
+    assert json.loads(saved.read_text())["scores"] == [int(s) for s in evaluate(
+        pyspiel.load_game("poker_squares"), make_bot(pyspiel.load_game("poker_squares"), "random", 0, 1),
+        deals(5, 8))["scores"]]
+    capsys.readouterr()
+    assert main(base + ["--agent", "greedy", "--paired-with", str(saved)]) == 0
+    result = _last_json(capsys)
+    greedy = evaluate(pyspiel.load_game("poker_squares"), make_bot(pyspiel.load_game("poker_squares"), "greedy", 0, 1),
+                      deals(5, 8))["scores"]
+    expected = paired_diff_ci(greedy, json.loads(saved.read_text())["scores"])
+    assert result["paired_with"] == "random" and result["paired_diff"] == pytest.approx(expected.value)
+    assert result["paired_ci95_low"] == pytest.approx(expected.ci95_low)
+    assert main(["squares", "eval", "--agent", "greedy", "--deals", "8", "--seed", "6", "--paired-with", str(saved)]) == 2
+    assert "same deals" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text("{}")
+    assert main(base + ["--agent", "greedy", "--paired-with", str(tmp_path / "bad.json")]) == 2
+    assert "not a --save-scores file" in capsys.readouterr().err
+
+
 def test_eval_rejects_a_budget_for_agents_without_one(capsys):
     assert main(["squares", "eval", "--agent", "greedy", "--deals", "2", "--seconds-per-game", "1"]) == 2
     assert "mc" in capsys.readouterr().err

@@ -13,19 +13,10 @@ from solvers.poker_squares import learned as L
 from solvers.poker_squares import mcts as M
 from solvers.poker_squares import search as S
 from solvers.poker_squares.evaluation import deals, evaluate, play_deal
+from tests.squares_states import dealt_state
 
 AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
 CUSTOM = (-1, 0, 3, 6, 12, -5, 10, 16, 30, 30)
-
-
-def _dealt_state(deal, placed_cells):
-    st = np.empty(K.STATE_SIZE, dtype=np.int64)
-    K.init_state(st)
-    for i, cell in enumerate(placed_cells):
-        K.deal_card(st, deal[i])
-        K.place_card(st, 0, cell)
-    K.deal_card(st, deal[len(placed_cells)])
-    return st
 
 
 def _reference_search(state, cfg, values, rng, uct_c, depth, iterations):
@@ -80,7 +71,7 @@ def test_tree_kernel_matches_the_dict_reference(placed, depth, uct_c):
     values = np.random.default_rng(placed).normal(size=L.NUM_KEYS) * 5
     cfg = K.make_config(1, False, False, AMERICAN)
     rng = np.random.default_rng(placed + 100)
-    st = _dealt_state(rng.permutation(52)[:25], list(rng.permutation(25)[:placed]))
+    st = dealt_state(rng.permutation(52)[:25], list(rng.permutation(25)[:placed]))
     iterations = 300
     tree = M.new_tree(M.NODES_PER_ITERATION * (iterations + 1))
     M.reset_tree(tree)
@@ -98,7 +89,7 @@ def test_tree_kernel_matches_the_dict_reference(placed, depth, uct_c):
 def test_a_full_pool_stops_growing_but_keeps_iterating():
     values = np.zeros(L.NUM_KEYS)
     cfg = K.make_config(1, False, False, AMERICAN)
-    st = _dealt_state(np.random.default_rng(8).permutation(52)[:25], [0, 6, 12, 18, 24, 1, 7, 13])
+    st = dealt_state(np.random.default_rng(8).permutation(52)[:25], [0, 6, 12, 18, 24, 1, 7, 13])
     tree = M.new_tree(M.NODES_PER_ITERATION)
     M.reset_tree(tree)
     M.search(st, 0, cfg, HAND_TABLE, values, rng_state(1), 1.0, 2, 500, tree)
@@ -139,7 +130,7 @@ def test_many_iterations_find_the_exact_best_end_game_cell(placed):
     rng = np.random.default_rng(placed)
     checked = 0
     for _ in range(200):
-        st = _dealt_state(rng.permutation(52)[:25], list(rng.permutation(25)[:placed]))
+        st = dealt_state(rng.permutation(52)[:25], list(rng.permutation(25)[:placed]))
         exact = _exact_values(st, cfg)
         ranked = sorted(exact.values(), reverse=True)
         if ranked[0] - ranked[1] < 1.0:

@@ -14,18 +14,9 @@ from solvers.poker_squares import search as S
 from solvers.poker_squares.evaluation import deals, evaluate
 from solvers.poker_squares.training import table_path
 from solvers.stats import paired_diff_ci
+from tests.squares_states import dealt_state
 
 AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
-
-
-def _dealt_state(deal, placed_cells):
-    st = np.empty(K.STATE_SIZE, dtype=np.int64)
-    K.init_state(st)
-    for i, cell in enumerate(placed_cells):
-        K.deal_card(st, deal[i])
-        K.place_card(st, 0, cell)
-    K.deal_card(st, deal[len(placed_cells)])
-    return st
 
 
 def _reference_candidates(grid):
@@ -54,7 +45,7 @@ def test_expectimax_matches_a_plain_two_ply_reference():
     rng = np.random.default_rng(3)
     for placed in (3, 12, 23, 24):
         deal = rng.permutation(52)[:25]
-        st = _dealt_state(deal, list(rng.permutation(25)[:placed]))
+        st = dealt_state(deal, list(rng.permutation(25)[:placed]))
         cands = np.array([c for c in range(25) if st[c] < 0], dtype=np.int64)
         got = S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands)
         unseen = [c for c in range(52) if c not in set(deal[:placed + 1])]
@@ -78,7 +69,7 @@ def test_expectimax_matches_a_plain_two_ply_reference():
 
 def test_mc_batch_is_seeded_and_scores_every_candidate_on_the_same_cards():
     cfg = K.make_config(1, False, False, AMERICAN)
-    st = _dealt_state(np.random.default_rng(4).permutation(52)[:25], [0, 6, 12, 18, 24, 1, 7, 13, 19, 20])
+    st = dealt_state(np.random.default_rng(4).permutation(52)[:25], [0, 6, 12, 18, 24, 1, 7, 13, 19, 20])
     cands = np.array([c for c in range(25) if st[c] < 0], dtype=np.int64)
     sums = [np.zeros(len(cands)) for _ in range(2)]
     for s in sums:

@@ -11,6 +11,9 @@ resumable); ``gamut squares play`` lets a person play with hints.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from experiments.cli_output import add_json_flag, emit_result
 
 
@@ -39,6 +42,11 @@ def register(subparsers) -> None:
     ev.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="agent option, repeatable (e.g. --option policy=learned)")
     ev.add_argument("--agent-seed", type=int, default=1, help="seed of the agent's own randomness")
+    ev.add_argument("--save-scores", metavar="FILE",
+                    help="write the per-deal scores (JSON, with agent, seed, scoring) for a later --paired-with")
+    ev.add_argument("--paired-with", metavar="FILE",
+                    help="a --save-scores file of another agent on the same deals: also report the paired "
+                         "difference (this agent minus that one) with its 95%% CI")
     add_json_flag(ev)
     ev.set_defaults(handler=run_eval)
 
@@ -107,7 +115,7 @@ def run_eval(args) -> int:
 
     from solvers.bots import bot_specs, make_bot
     from solvers.poker_squares.evaluation import deals, evaluate
-    from solvers.stats import mean_ci
+    from solvers.stats import mean_ci, paired_diff_ci
 
     game = _game(args.scoring)
     options = _parse_options(args.option)
@@ -117,14 +125,38 @@ def run_eval(args) -> int:
             raise ValueError(f"agent {args.agent!r} takes no time budget; --seconds-per-game applies to: "
                              + ", ".join(n for n, s in bot_specs(game).items() if "seconds_per_game" in s.options))
         options["seconds_per_game"] = float(args.seconds_per_game)
+    other = _read_scores(args.paired_with, args) if args.paired_with else None
     bot = make_bot(game, args.agent, player=0, seed=args.agent_seed, **options)
     result = evaluate(game, bot, deals(args.seed, args.deals))
     est = mean_ci(result["scores"])
-    emit_result({"agent": args.agent, "scoring": args.scoring, "seed": args.seed, "mean": est.value,
-                 "ci95_low": est.ci95_low, "ci95_high": est.ci95_high, "n": int(est.n),
-                 "sd": float(np.std(result["scores"], ddof=1)) if args.deals > 1 else 0.0,
-                 "seconds_per_game": float(result["seconds"].mean())}, args.json)
+    out = {"agent": args.agent, "scoring": args.scoring, "seed": args.seed, "mean": est.value,
+           "ci95_low": est.ci95_low, "ci95_high": est.ci95_high, "n": int(est.n),
+           "sd": float(np.std(result["scores"], ddof=1)) if args.deals > 1 else 0.0,
+           "seconds_per_game": float(result["seconds"].mean())}
+    if other is not None:
+        diff = paired_diff_ci(result["scores"], other["scores"])
+        out.update({"paired_with": other["agent"], "paired_diff": diff.value, "paired_ci95_low": diff.ci95_low,
+                    "paired_ci95_high": diff.ci95_high})
+    if args.save_scores:
+        Path(args.save_scores).write_text(json.dumps({
+            "agent": args.agent, "options": options, "scoring": args.scoring, "seed": args.seed,
+            "deals": args.deals, "scores": [int(s) for s in result["scores"]]}) + "\n")
+    emit_result(out, args.json)
     return 0
+
+
+def _read_scores(path: str, args) -> dict:
+    """A --save-scores file, checked to hold the same deals (seed, count) and scoring as this run."""
+    try:
+        saved = json.loads(Path(path).read_text())
+        fields = (saved["agent"], saved["scoring"], int(saved["seed"]), int(saved["deals"]), saved["scores"])
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"--paired-with {path}: not a --save-scores file ({err})") from None
+    if fields[1:4] != (args.scoring, args.seed, args.deals) or len(fields[4]) != args.deals:
+        raise ValueError(f"--paired-with {path}: its deals are scoring={fields[1]} seed={fields[2]} "
+                         f"deals={fields[3]}; this run has scoring={args.scoring} seed={args.seed} "
+                         f"deals={args.deals} (a paired difference needs the same deals)")
+    return saved
 
 
 def run_bound(args) -> int:

@@ -53,7 +53,7 @@ from envs.hands import HAND_TABLE
 from envs.poker_squares import kernels as K
 from solvers.poker_squares.penalty_table import NUM_KEYS, line_value_v1
 from solvers.poker_squares.partition import NUM_SETS, anneal_sets, arrangement_value, check_deal, \
-    partition_bound, set_points
+    check_positions, partition_bound, set_points
 
 _LAST = K.NUM_CELLS - 2  # the last penalised step: t = 23, before the 25th card
 # Penalty scale per (scoring, by_cell), the minimiser of the mean bound on tuning deals (seed 777, never
@@ -160,9 +160,7 @@ def played_penalty(deal, grid_positions, cfg, values: np.ndarray, scale: float, 
     the penalty a policy pays (its mean is zero for any policy that does not look ahead).
     """
     deal = check_deal(deal)
-    grid = np.asarray(grid_positions, dtype=np.int64)
-    if sorted(grid.tolist()) != list(range(K.NUM_CELLS)):
-        raise ValueError("grid_positions must hold each position 0..24 once")
+    grid = check_positions(grid_positions, "grid_positions")
     points = np.ascontiguousarray(np.asarray(cfg, dtype=np.int64)[K.C_POINTS:])
     return float(_played_penalty(deal, grid, points, HAND_TABLE, np.ascontiguousarray(values, dtype=np.float64),
                                  float(scale), bool(by_cell)))

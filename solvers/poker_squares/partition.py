@@ -151,6 +151,22 @@ def _line_set(grid, line, binom, colex_to_set, buf):
     return colex_to_set[rank]
 
 
+def check_weights(weights) -> np.ndarray:
+    """``weights`` as contiguous float64 (2, NUM_SETS): row values, then column values, of every set."""
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if weights.shape != (2, NUM_SETS):
+        raise ValueError(f"weights must be float64 (2, {NUM_SETS}), got {weights.shape}")
+    return weights
+
+
+def check_positions(grid_positions, name: str) -> np.ndarray:
+    """A copy of ``grid_positions`` (cell -> deal position) as int64 (25,), each position 0..24 once."""
+    grid = np.asarray(grid_positions, dtype=np.int64).copy()
+    if grid.shape != (K.NUM_CELLS,) or sorted(grid.tolist()) != list(range(K.NUM_CELLS)):
+        raise ValueError(f"{name} must hold each position 0..24 once")
+    return grid
+
+
 @numba.njit(cache=True)
 def swap_lines(a, b, touched):
     """Fill ``touched`` (int64, >= 4) with the distinct lines (0..9) of cells ``a`` and ``b``; return how many.
@@ -228,12 +244,8 @@ def anneal_sets(weights: np.ndarray, grid_positions, iterations: int = 100_000, 
     geometrically from ``temp_start`` to ``temp_end`` (in the units of ``weights``).
     Returns (value, grid int64 (25,)), the best arrangement seen.
     """
-    weights = np.ascontiguousarray(weights, dtype=np.float64)
-    if weights.shape != (2, NUM_SETS):
-        raise ValueError(f"weights must be float64 (2, {NUM_SETS}), got {weights.shape}")
-    grid = np.asarray(grid_positions, dtype=np.int64).copy()
-    if sorted(grid.tolist()) != list(range(K.NUM_CELLS)):
-        raise ValueError("grid_positions must hold each position 0..24 once")
+    weights = check_weights(weights)
+    grid = check_positions(grid_positions, "grid_positions")
     if iterations < 1 or restarts < 1 or not 0 < temp_end <= temp_start:
         raise ValueError("anneal_sets needs iterations >= 1, restarts >= 1 and 0 < temp_end <= temp_start")
     best_grid = grid.copy()
@@ -315,12 +327,8 @@ def partition_bound(weights: np.ndarray, incumbent_grid, time_limit: float = 5.0
         it did not run).
     """
     started = time.perf_counter()
-    weights = np.ascontiguousarray(weights, dtype=np.float64)
-    if weights.shape != (2, NUM_SETS):
-        raise ValueError(f"weights must be float64 (2, {NUM_SETS}), got {weights.shape}")
-    grid = np.asarray(incumbent_grid, dtype=np.int64).copy()
-    if sorted(grid.tolist()) != list(range(K.NUM_CELLS)):
-        raise ValueError("incumbent_grid must hold each position 0..24 once")
+    weights = check_weights(weights)
+    grid = check_positions(incumbent_grid, "incumbent_grid")
     value = arrangement_value(weights, grid)
     rows, cols = grid_sets(grid)
     h = _new_model(integer=False)
