@@ -82,15 +82,16 @@ def test_placement_gains_differ_as_the_grid_values_after_them():
             continue
         used = set(int(c) for c in st[:25] if c >= 0)
         card = next(c for c in range(52) if c not in used)
-        offsets = []
+        offsets, after_values = [], []
         for cell in np.flatnonzero(st[:25] < 0):
             after = st.copy()
             after[K.S_NUM_PLACED] = placed + 1
             after[cell] = card
             gain = L.placement_gain(st, 0, int(cell), card, cfg, HAND_TABLE, values)
-            offsets.append(L.grid_value(after, 0, cfg, HAND_TABLE, values) - gain)
-            assert L.best_gain(st, 0, card, cfg, HAND_TABLE, values) >= gain
+            after_values.append(L.grid_value(after, 0, cfg, HAND_TABLE, values))
+            offsets.append(after_values[-1] - gain)
         assert np.allclose(offsets, offsets[0])
+        assert L.best_value_after(st, 0, card, cfg, HAND_TABLE, values) == pytest.approx(max(after_values))
 
 
 def test_learned_cell_picks_an_empty_cell_of_highest_gain():

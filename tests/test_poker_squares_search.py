@@ -67,6 +67,71 @@ def test_expectimax_matches_a_plain_two_ply_reference():
             assert got[i] == pytest.approx(total / len(unseen))
 
 
+def _best_after(after, card, cfg, values):
+    """Plain best learned grid value once ``card`` is placed on ``after``."""
+    best = -np.inf
+    for cell in np.flatnonzero(after[:25] < 0):
+        nxt = after.copy()
+        nxt[cell] = card
+        nxt[K.S_NUM_PLACED] += 1
+        best = max(best, L.grid_value(nxt, 0, cfg, HAND_TABLE, values))
+    return best
+
+
+def _reference_three_ply(st, cell, first, second, cfg, values):
+    """Plain three-ply value of ``cell`` without pruning: next cards ``first``, then ``second`` less the next."""
+    after = st.copy()
+    K.place_card(after, 0, int(cell))
+    total = 0.0
+    for c1 in first:
+        best = -np.inf
+        for e in np.flatnonzero(after[:25] < 0):
+            nxt = after.copy()
+            nxt[e] = c1
+            nxt[K.S_NUM_PLACED] += 1
+            if nxt[K.S_NUM_PLACED] == 25:
+                best = max(best, K.grid_score(nxt, 0, cfg, HAND_TABLE))
+                continue
+            rest = [c for c in second if c != c1]
+            best = max(best, np.mean([_best_after(nxt, c2, cfg, values) for c2 in rest]))
+        total += best
+    return total / len(first)
+
+
+@pytest.mark.parametrize("placed, known", [(20, 0), (21, 1), (19, 2), (22, 0), (23, 0)])
+def test_three_ply_expectimax_matches_a_plain_reference(placed, known):
+    """Unpruned three plies against the definition; ``known`` of the next cards are already dealt."""
+    values = np.random.default_rng(5).normal(size=L.NUM_KEYS)
+    cfg = K.make_config(1, False, False, AMERICAN)
+    rng = np.random.default_rng(placed)
+    deal = rng.permutation(52)[:25]
+    st = dealt_state(deal, list(rng.permutation(25)[:placed]))
+    for i in range(known):
+        K.deal_card(st, deal[placed + 1 + i])
+    cands = np.array([c for c in range(25) if st[c] < 0], dtype=np.int64)
+    got = S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth=3, width=25)
+    unseen = [c for c in range(52) if c not in set(deal[:placed + 1 + known])]
+    first = [int(deal[placed + 1])] if known else unseen
+    second = [int(deal[placed + 2])] if known > 1 else unseen
+    want = [_reference_three_ply(st, cell, first, second, cfg, values) for cell in cands]
+    assert got == pytest.approx(want)
+
+
+def test_three_ply_values_grow_with_the_width():
+    """Each next card's best cell is taken over more cells as the width grows, so no value can fall."""
+    values = np.random.default_rng(6).normal(size=L.NUM_KEYS)
+    cfg = K.make_config(1, False, False, AMERICAN)
+    rng = np.random.default_rng(7)
+    st = dealt_state(rng.permutation(52)[:25], list(rng.permutation(25)[:14]))
+    cands = np.array([c for c in range(25) if st[c] < 0][:4], dtype=np.int64)
+    by_width = [S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth=3, width=w) for w in (1, 2, 4, 25)]
+    for low, high in zip(by_width, by_width[1:]):
+        assert np.all(high >= low - 1e-9)
+    assert np.any(by_width[-1] > by_width[0] + 1e-9)
+    with pytest.raises(ValueError, match="depth must be 2 or 3"):
+        S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth=4)
+
+
 def test_mc_batch_is_seeded_and_scores_every_candidate_on_the_same_cards():
     cfg = K.make_config(1, False, False, AMERICAN)
     st = dealt_state(np.random.default_rng(4).permutation(52)[:25], [0, 6, 12, 18, 24, 1, 7, 13, 19, 20])

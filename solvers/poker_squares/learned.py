@@ -204,17 +204,34 @@ def placement_gain(state, player, cell, card, cfg, table, values):
 
 
 @numba.njit(cache=True)
-def best_gain(state, player, card, cfg, table, values):
-    """The highest ``placement_gain`` of ``card`` over the empty cells (-inf on a full grid)."""
+def best_value_after(work, player, card, cfg, table, values):
+    """The highest ``grid_value`` of ``player``'s grid over the empty cells ``card`` may go to.
+
+    Full lines count their exact points, so on the last card this is the best
+    final score. The ten line values without the card (``card`` seen) are
+    shared by every cell, so each cell costs only the two line values it
+    changes. ``work`` is restored before returning.
+    """
     base = K.S_GRID + K.NUM_CELLS * player
-    seen = seen_word(state, player) + card_seen_word(card)
+    after = work[K.S_NUM_PLACED + player] + 1
+    seen = seen_word(work, player) + card_seen_word(card)
+    before = np.empty(K.NUM_LINES, np.float64)
+    total = 0.0
+    for line in range(K.NUM_LINES):
+        before[line] = _value_with_seen(work, player, line, after, seen, cfg, table, values)
+        total += before[line]
     best = -np.inf
     for cell in range(K.NUM_CELLS):
-        if state[base + cell] < 0:
-            gain = _gain_with_seen(state, player, cell, card, seen, cfg, table, values)
-            if gain > best:
-                best = gain
-    return best
+        if work[base + cell] >= 0:
+            continue
+        row, col = K.CELL_LINES[cell, 0], K.CELL_LINES[cell, 1]
+        work[base + cell] = card
+        gain = (_value_with_seen(work, player, row, after, seen, cfg, table, values)
+                + _value_with_seen(work, player, col, after, seen, cfg, table, values) - before[row] - before[col])
+        work[base + cell] = -1
+        if gain > best:
+            best = gain
+    return total + best
 
 
 @numba.njit(cache=True)

@@ -1,4 +1,4 @@
-"""Search kernels for Poker Squares: flat Monte Carlo and exact two-ply expectimax (Numba).
+"""Search kernels for Poker Squares: flat Monte Carlo and exact two- and three-ply expectimax (Numba).
 
 Both value the placements of the card to place for one player's grid and work
 on the kernel state of ``envs.poker_squares.kernels`` (any variant, any point
@@ -16,6 +16,13 @@ sampled card orders (common random numbers: the differences between cells
 carry far less noise than the scores themselves). A rollout places cards with
 the greedy kernel of the game or the learned-value policy, and may stop after
 ``depth`` placements to value the grid with the learned line values.
+
+Expectimax (``expectimax_values``) enumerates chance exactly. Two plies: each
+candidate cell is worth the mean, over every possible next card, of the best
+learned grid value after that card is placed. Three plies: each next card
+goes to the best of its ``width`` cells of highest learned placement gain,
+valued by two-ply expectimax over the card after it; the pruning keeps the
+cost near ``width`` times that of two plies per next card.
 """
 
 from __future__ import annotations
@@ -26,8 +33,7 @@ import numpy as np
 from envs.cards import NUM_CARDS
 from envs.rng import shuffle
 from envs.poker_squares import kernels as K
-from solvers.poker_squares.learned import (best_gain, card_seen_word, grid_value, grid_value_with_seen,
-                                          learned_cell, seen_word)
+from solvers.poker_squares.learned import best_value_after, grid_value, learned_cell, placement_gain
 
 POLICY_GREEDY = 0
 POLICY_LEARNED = 1
@@ -63,16 +69,6 @@ def candidate_cells(state, player, out):
         if col_empty[c] and c != first_col:
             continue
         out[n] = cell
-        n += 1
-    return n
-
-
-@numba.njit(cache=True)
-def _future_cards(state, player, future):
-    """Write the cards ``player`` will place after the current one (known first); return the count."""
-    n = 0
-    for i in range(state[K.S_NUM_PLACED + player] + 1, state[K.S_NUM_DEALT]):
-        future[n] = state[K.S_DEAL + i]
         n += 1
     return n
 
@@ -128,45 +124,85 @@ def mc_batch(state, player, cfg, table, values, cands, num_sims, rng, policy, de
 
 
 @numba.njit(cache=True)
-def _expectimax(state, player, cfg, table, values, cands, ncand, out):
+def _chance_cards(state, player, level, out):
+    """Cards that may be the ``level``-th card after the current one (0: the next): the known one, or the unseen."""
+    known = state[K.S_NUM_DEALT] - state[K.S_NUM_PLACED + player] - 1
+    if level < known:
+        out[0] = state[K.S_DEAL + state[K.S_NUM_PLACED + player] + 1 + level]
+        return 1
+    return K.unseen_cards(state, out)
+
+
+@numba.njit(cache=True)
+def _two_ply(work, player, cfg, table, values, nxt, nnext, skip):
+    """Mean over the next cards ``nxt[:nnext]`` (less ``skip``) of the best grid value after placing it."""
+    if work[K.S_NUM_PLACED + player] == K.NUM_CELLS:
+        return float(K.grid_score(work, player, cfg, table))
+    total = 0.0
+    count = 0
+    for k in range(nnext):
+        if nxt[k] == skip:
+            continue
+        total += best_value_after(work, player, nxt[k], cfg, table, values)
+        count += 1
+    return total / count
+
+
+@numba.njit(cache=True)
+def _expectimax(state, player, cfg, table, values, cands, ncand, depth, width, out):
     base = K.S_GRID + K.NUM_CELLS * player
     placed = state[K.S_NUM_PLACED + player]
     card = state[K.S_DEAL + placed]
-    known = np.empty(NUM_CARDS, np.int64)
-    nknown = _future_cards(state, player, known)
-    nxt = np.empty(NUM_CARDS, np.int64)
-    if nknown > 0:
-        nxt[0] = known[0]
-        nnext = 1
-    else:
-        nnext = K.unseen_cards(state, nxt)
+    first = np.empty(NUM_CARDS, np.int64)
+    nfirst = _chance_cards(state, player, 0, first)
+    second = np.empty(NUM_CARDS, np.int64)
+    nsecond = _chance_cards(state, player, 1, second)
+    inner = np.empty(K.NUM_CELLS, np.int64)
+    gains = np.empty(K.NUM_CELLS, np.float64)
     work = state.copy()
     for i in range(ncand):
-        cell = cands[i]
-        work[base + cell] = card
+        work[base + cands[i]] = card
         work[K.S_NUM_PLACED + player] = placed + 1
-        if placed + 1 == K.NUM_CELLS:
-            out[i] = float(K.grid_score(work, player, cfg, table))
+        if depth == 2 or placed + 2 >= K.NUM_CELLS:
+            out[i] = _two_ply(work, player, cfg, table, values, first, nfirst, -1)
         else:
-            # Best grid value after the next card = grid value before it (with it seen) + its best gain.
-            seen = seen_word(work, player)
+            # Three plies: every next card goes to its best cell among the ``width`` cells of highest
+            # placement gain, valued two plies further on (the card after it: known, or any other unseen).
             total = 0.0
-            for k in range(nnext):
-                seen_k = seen + card_seen_word(nxt[k])
-                total += grid_value_with_seen(work, player, placed + 2, seen_k, cfg, table, values) + best_gain(
-                    work, player, nxt[k], cfg, table, values)
-            out[i] = total / nnext
-        work[base + cell] = -1
+            for k in range(nfirst):
+                c1 = first[k]
+                ninner = candidate_cells(work, player, inner)
+                for j in range(ninner):
+                    gains[j] = placement_gain(work, player, inner[j], c1, cfg, table, values)
+                order = np.argsort(-gains[:ninner], kind="mergesort")
+                best = -np.inf
+                for j in range(min(width, ninner)):
+                    cell = inner[order[j]]
+                    work[base + cell] = c1
+                    work[K.S_NUM_PLACED + player] = placed + 2
+                    value = _two_ply(work, player, cfg, table, values, second, nsecond, c1)
+                    work[base + cell] = -1
+                    work[K.S_NUM_PLACED + player] = placed + 1
+                    if value > best:
+                        best = value
+                total += best
+            out[i] = total / nfirst
+        work[base + cands[i]] = -1
         work[K.S_NUM_PLACED + player] = placed
 
 
-def expectimax_values(state, player, cfg, table, values, cands) -> np.ndarray:
-    """Two-ply expectimax value of each candidate cell: float64 (len(cands),).
+def expectimax_values(state, player, cfg, table, values, cands, depth=2, width=K.NUM_CELLS) -> np.ndarray:
+    """Expectimax value of each candidate cell: float64 (len(cands),).
 
-    The value is the expectation over the next card (every unseen card, or the
-    known next card) of the best learned grid value after placing it; chance is
-    enumerated exactly, so the result is deterministic.
+    ``depth`` 2: the expectation over the next card (every unseen card, or the
+    known next card) of the best learned grid value after placing it. ``depth``
+    3: the expectation over the next card of its best placement among the
+    ``width`` empty cells of highest learned placement gain, each valued by
+    two-ply expectimax over the card after it. Chance is enumerated exactly,
+    so the result is deterministic.
     """
+    if depth not in (2, 3) or width < 1:
+        raise ValueError(f"expectimax depth must be 2 or 3 and width >= 1, got depth {depth}, width {width}")
     out = np.zeros(len(cands), dtype=np.float64)
-    _expectimax(state, player, cfg, table, values, cands, len(cands), out)
+    _expectimax(state, player, cfg, table, values, cands, len(cands), int(depth), int(width), out)
     return out

@@ -89,16 +89,28 @@ class LearnedBot(SquaresBot):
 
 
 class ExpectimaxBot(SquaresBot):
-    """Two-ply expectimax on the learned grid value (ties to the lowest cell)."""
+    """Two- or three-ply expectimax on the learned grid value (ties to the lowest cell)."""
 
     name = "expectimax"
+
+    def __init__(self, game, player, seed, table, depth=2, width=3, keep=0):
+        if depth not in (2, 3) or width < 1 or keep < 0:
+            raise ValueError(f"{self.name} needs depth 2 or 3, width >= 1 and keep >= 0; got depth {depth}, "
+                             f"width {width}, keep {keep}")
+        super().__init__(game, player, seed, table)
+        self._depth, self._width, self._keep = depth, width, keep
 
     def _choose(self, work: np.ndarray) -> int:
         cands = np.empty(K.NUM_CELLS, np.int64)
         cands = cands[:S.candidate_cells(work, self._player, cands)]
         if len(cands) == 1:
             return int(cands[0])
-        values = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands)
+        if self._depth == 3 and 0 < self._keep < len(cands):
+            # Three plies only for the cells two plies rank highest (stable: ties keep cell order).
+            ranked = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands)
+            cands = cands[np.sort(np.argsort(-ranked, kind="stable")[:self._keep])]
+        values = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands, self._depth,
+                                     self._width)
         return int(cands[int(np.argmax(values))])
 
 
@@ -173,9 +185,12 @@ register_bot("learned", "poker_squares", lambda game, player, seed, table: Learn
              "places each card where the learned value of the grid (sum of learned line values) is highest",
              {"table": _TABLE})
 register_bot("expectimax", "poker_squares",
-             lambda game, player, seed, table: ExpectimaxBot(game, player, seed, table),
-             "two-ply expectimax over every next card, leaves valued by the learned line values",
-             {"table": _TABLE})
+             lambda game, player, seed, **o: ExpectimaxBot(game, player, seed, **o),
+             "expectimax over every next card (two plies, or three), leaves valued by the learned line values",
+             {"table": _TABLE,
+              "depth": Option(int, 2, "plies: 2 (each next card placed at its best cell) or 3 (and the card after)"),
+              "width": Option(int, 3, "with depth 3: cells tried per next card, those of highest learned gain"),
+              "keep": Option(int, 0, "with depth 3: only the cells two plies rank highest, this many (0: all)")})
 register_bot(
     "mc", "poker_squares",
     lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
