@@ -132,6 +132,24 @@ def test_three_ply_values_grow_with_the_width():
         S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth=4)
 
 
+@pytest.mark.parametrize("depth", [2, 3])
+def test_expectimax_over_batches_of_next_cards_averages_to_the_exact_values(depth):
+    """The time-budgeted agent weighs batch means by batch size: all batches together give the exact values."""
+    values = np.random.default_rng(8).normal(size=L.NUM_KEYS)
+    cfg = K.make_config(1, False, False, AMERICAN)
+    rng = np.random.default_rng(9)
+    st = dealt_state(rng.permutation(52)[:25], list(rng.permutation(25)[:17]))
+    cands = np.array([c for c in range(25) if st[c] < 0], dtype=np.int64)
+    exact = S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth, 2)
+    first = rng.permutation(S.next_cards(st, 0))
+    assert len(first) == 52 - 18
+    total = sum(len(b) * S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth, 2, b)
+                for b in np.array_split(first, 5))
+    assert total / len(first) == pytest.approx(exact)
+    with pytest.raises(ValueError, match="at least one next card"):
+        S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth, 2, first[:0])
+
+
 def test_mc_batch_is_seeded_and_scores_every_candidate_on_the_same_cards():
     cfg = K.make_config(1, False, False, AMERICAN)
     st = dealt_state(np.random.default_rng(4).permutation(52)[:25], [0, 6, 12, 18, 24, 1, 7, 13, 19, 20])
@@ -161,6 +179,16 @@ def test_search_agents_beat_greedy_on_the_same_deals(small_table):
     for name, opts in (("expectimax", {}), ("mc", {"simulations": 8, "policy": "learned", "depth": 3})):
         scores = evaluate(game, make_bot(game, name, seed=1, table=small_table, **opts), the_deals)["scores"]
         assert paired_diff_ci(scores, greedy).ci95_low > 0, name
+
+
+def test_expectimax_time_budget_per_game_is_kept(small_table):
+    game = pyspiel.load_game("poker_squares")
+    bot = make_bot(game, "expectimax", seed=2, table=small_table, depth=3, keep=4, seconds_per_game=0.4)
+    evaluate(game, bot, deals(13, 1))  # compiles the kernels outside the measured games
+    result = evaluate(game, bot, deals(13, 3))
+    assert np.all(result["seconds"] < 0.8) and np.all(result["scores"] >= 0)
+    with pytest.raises(ValueError, match="depth 2 or 3"):
+        make_bot(game, "expectimax", seed=2, table=small_table, depth=1)
 
 
 @pytest.mark.parametrize("share", ["even", "cells"])

@@ -124,8 +124,12 @@ def mc_batch(state, player, cfg, table, values, cands, num_sims, rng, policy, de
 
 
 @numba.njit(cache=True)
-def _chance_cards(state, player, level, out):
-    """Cards that may be the ``level``-th card after the current one (0: the next): the known one, or the unseen."""
+def chance_cards(state, player, level, out):
+    """Write the cards that may be the ``level``-th after the current one (0: the next); return their number.
+
+    The card itself when it is already dealt (open variant, two players), else
+    every card not dealt yet.
+    """
     known = state[K.S_NUM_DEALT] - state[K.S_NUM_PLACED + player] - 1
     if level < known:
         out[0] = state[K.S_DEAL + state[K.S_NUM_PLACED + player] + 1 + level]
@@ -149,14 +153,12 @@ def _two_ply(work, player, cfg, table, values, nxt, nnext, skip):
 
 
 @numba.njit(cache=True)
-def _expectimax(state, player, cfg, table, values, cands, ncand, depth, width, out):
+def _expectimax(state, player, cfg, table, values, cands, ncand, first, nfirst, depth, width, out):
     base = K.S_GRID + K.NUM_CELLS * player
     placed = state[K.S_NUM_PLACED + player]
     card = state[K.S_DEAL + placed]
-    first = np.empty(NUM_CARDS, np.int64)
-    nfirst = _chance_cards(state, player, 0, first)
     second = np.empty(NUM_CARDS, np.int64)
-    nsecond = _chance_cards(state, player, 1, second)
+    nsecond = chance_cards(state, player, 1, second)
     inner = np.empty(K.NUM_CELLS, np.int64)
     gains = np.empty(K.NUM_CELLS, np.float64)
     work = state.copy()
@@ -191,7 +193,13 @@ def _expectimax(state, player, cfg, table, values, cands, ncand, depth, width, o
         work[K.S_NUM_PLACED + player] = placed
 
 
-def expectimax_values(state, player, cfg, table, values, cands, depth=2, width=K.NUM_CELLS) -> np.ndarray:
+def next_cards(state, player) -> np.ndarray:
+    """The cards that may come after the one to place: int64 (n,), the dealt next card alone or the unseen."""
+    out = np.empty(NUM_CARDS, np.int64)
+    return out[:chance_cards(state, player, 0, out)]
+
+
+def expectimax_values(state, player, cfg, table, values, cands, depth=2, width=K.NUM_CELLS, first=None) -> np.ndarray:
     """Expectimax value of each candidate cell: float64 (len(cands),).
 
     ``depth`` 2: the expectation over the next card (every unseen card, or the
@@ -199,10 +207,16 @@ def expectimax_values(state, player, cfg, table, values, cands, depth=2, width=K
     3: the expectation over the next card of its best placement among the
     ``width`` empty cells of highest learned placement gain, each valued by
     two-ply expectimax over the card after it. Chance is enumerated exactly,
-    so the result is deterministic.
+    so the result is deterministic. ``first`` (int64 (m,), a subset of
+    ``next_cards``) restricts the next card to those cards: the mean is then
+    over them alone, which lets a caller sample chance and stop on a clock.
     """
     if depth not in (2, 3) or width < 1:
         raise ValueError(f"expectimax depth must be 2 or 3 and width >= 1, got depth {depth}, width {width}")
+    first = next_cards(state, player) if first is None else np.ascontiguousarray(first, dtype=np.int64)
+    if len(first) == 0:
+        raise ValueError("expectimax needs at least one next card")
     out = np.zeros(len(cands), dtype=np.float64)
-    _expectimax(state, player, cfg, table, values, cands, len(cands), int(depth), int(width), out)
+    _expectimax(state, player, cfg, table, values, cands, len(cands), first, len(first), int(depth), int(width),
+                out)
     return out

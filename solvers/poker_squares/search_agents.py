@@ -34,7 +34,7 @@ import numpy as np
 import pyspiel
 
 from envs.hands import HAND_TABLE
-from envs.rng import rng_state
+from envs.rng import rng_state, shuffle
 from envs.poker_squares import kernels as K
 from solvers.bots import Option, register_bot
 from solvers.poker_squares import search as S
@@ -42,6 +42,7 @@ from solvers.poker_squares.learned import learned_cell
 from solvers.poker_squares.training import load_values
 
 _BATCH = 8  # rollouts per cell between two looks at the clock
+_CHANCE_BATCH = 4  # sampled next cards per expectimax call between two looks at the clock
 
 
 def _check_game(game: pyspiel.Game, name: str) -> None:
@@ -89,28 +90,56 @@ class LearnedBot(SquaresBot):
 
 
 class ExpectimaxBot(SquaresBot):
-    """Two- or three-ply expectimax on the learned grid value (ties to the lowest cell)."""
+    """Two- or three-ply expectimax on the learned grid value (ties to the lowest cell).
+
+    With ``seconds_per_game`` > 0 the next card is sampled: the possible next
+    cards are shuffled and taken ``_CHANCE_BATCH`` at a time, every candidate
+    cell valued on the same cards, until the move's share of the time left
+    (an equal share for each choice still to make) runs out or every card is
+    taken (then the values are exact).
+    """
 
     name = "expectimax"
 
-    def __init__(self, game, player, seed, table, depth=2, width=3, keep=0):
-        if depth not in (2, 3) or width < 1 or keep < 0:
-            raise ValueError(f"{self.name} needs depth 2 or 3, width >= 1 and keep >= 0; got depth {depth}, "
-                             f"width {width}, keep {keep}")
+    def __init__(self, game, player, seed, table, depth=2, width=3, keep=0, seconds_per_game=0.0):
+        if depth not in (2, 3) or width < 1 or keep < 0 or seconds_per_game < 0:
+            raise ValueError(f"{self.name} needs depth 2 or 3, width >= 1, keep >= 0 and seconds_per_game >= 0; "
+                             f"got depth {depth}, width {width}, keep {keep}, seconds_per_game {seconds_per_game}")
         super().__init__(game, player, seed, table)
         self._depth, self._width, self._keep = depth, width, keep
+        self._seconds = self._left = seconds_per_game
 
     def _choose(self, work: np.ndarray) -> int:
+        placed = int(work[K.S_NUM_PLACED + self._player])
+        if placed == 0:
+            self._left = self._seconds
         cands = np.empty(K.NUM_CELLS, np.int64)
         cands = cands[:S.candidate_cells(work, self._player, cands)]
         if len(cands) == 1:
             return int(cands[0])
+        started = time.perf_counter()
         if self._depth == 3 and 0 < self._keep < len(cands):
             # Three plies only for the cells two plies rank highest (stable: ties keep cell order).
             ranked = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands)
             cands = cands[np.sort(np.argsort(-ranked, kind="stable")[:self._keep])]
-        values = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands, self._depth,
-                                     self._width)
+        first = S.next_cards(work, self._player)
+        if self._seconds > 0:
+            shuffle(first, len(first), self._rng)
+            budget = self._left / max(K.NUM_CELLS - 1 - placed, 1)
+            sums = np.zeros(len(cands), dtype=np.float64)
+            done = 0
+            while done < len(first):
+                batch = first[done:done + _CHANCE_BATCH]
+                sums += len(batch) * S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values,
+                                                         cands, self._depth, self._width, batch)
+                done += len(batch)
+                if time.perf_counter() - started >= budget:
+                    break
+            values = sums / done
+            self._left -= time.perf_counter() - started
+        else:
+            values = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands,
+                                         self._depth, self._width, first)
         return int(cands[int(np.argmax(values))])
 
 
@@ -190,7 +219,9 @@ register_bot("expectimax", "poker_squares",
              {"table": _TABLE,
               "depth": Option(int, 2, "plies: 2 (each next card placed at its best cell) or 3 (and the card after)"),
               "width": Option(int, 3, "with depth 3: cells tried per next card, those of highest learned gain"),
-              "keep": Option(int, 0, "with depth 3: only the cells two plies rank highest, this many (0: all)")})
+              "keep": Option(int, 0, "with depth 3: only the cells two plies rank highest, this many (0: all)"),
+              "seconds_per_game": Option(float, 0.0, "time budget per game: sample the next card until each "
+                                         "move's share runs out (0: every next card, exact)")})
 register_bot(
     "mc", "poker_squares",
     lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
