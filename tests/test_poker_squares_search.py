@@ -67,40 +67,30 @@ def test_expectimax_matches_a_plain_two_ply_reference():
             assert got[i] == pytest.approx(total / len(unseen))
 
 
-def _best_after(after, card, cfg, values):
-    """Plain best learned grid value once ``card`` is placed on ``after``."""
-    best = -np.inf
-    for cell in np.flatnonzero(after[:25] < 0):
-        nxt = after.copy()
-        nxt[cell] = card
-        nxt[K.S_NUM_PLACED] += 1
-        best = max(best, L.grid_value(nxt, 0, cfg, HAND_TABLE, values))
-    return best
-
-
-def _reference_three_ply(st, cell, first, second, cfg, values):
-    """Plain three-ply value of ``cell`` without pruning: next cards ``first``, then ``second`` less the next."""
-    after = st.copy()
-    K.place_card(after, 0, int(cell))
-    total = 0.0
-    for c1 in first:
+def _reference_value(after, levels, cfg, values, used=()):
+    """Plain unpruned expectimax value of ``after``: the next card from ``levels[0]`` (less ``used``) goes to
+    its best cell, valued by the same rule over ``levels[1:]``; the last level by the learned grid value."""
+    if after[K.S_NUM_PLACED] == 25:
+        return K.grid_score(after, 0, cfg, HAND_TABLE)
+    total, cards = 0.0, [c for c in levels[0] if c not in used]
+    for card in cards:
         best = -np.inf
         for e in np.flatnonzero(after[:25] < 0):
             nxt = after.copy()
-            nxt[e] = c1
+            nxt[e] = card
             nxt[K.S_NUM_PLACED] += 1
-            if nxt[K.S_NUM_PLACED] == 25:
-                best = max(best, K.grid_score(nxt, 0, cfg, HAND_TABLE))
-                continue
-            rest = [c for c in second if c != c1]
-            best = max(best, np.mean([_best_after(nxt, c2, cfg, values) for c2 in rest]))
+            if len(levels) == 1:
+                best = max(best, L.grid_value(nxt, 0, cfg, HAND_TABLE, values))
+            else:
+                best = max(best, _reference_value(nxt, levels[1:], cfg, values, used + (card,)))
         total += best
-    return total / len(first)
+    return total / len(cards)
 
 
-@pytest.mark.parametrize("placed, known", [(20, 0), (21, 1), (19, 2), (22, 0), (23, 0)])
-def test_three_ply_expectimax_matches_a_plain_reference(placed, known):
-    """Unpruned three plies against the definition; ``known`` of the next cards are already dealt."""
+@pytest.mark.parametrize("depth, placed, known", [(3, 20, 0), (3, 21, 1), (3, 19, 2), (3, 22, 0), (3, 23, 0),
+                                                  (4, 21, 0), (4, 20, 2), (4, 22, 0), (4, 23, 0)])
+def test_deep_expectimax_matches_a_plain_reference(depth, placed, known):
+    """Unpruned three and four plies against the definition; ``known`` of the next cards are already dealt."""
     values = np.random.default_rng(5).normal(size=L.NUM_KEYS)
     cfg = K.make_config(1, False, False, AMERICAN)
     rng = np.random.default_rng(placed)
@@ -108,31 +98,35 @@ def test_three_ply_expectimax_matches_a_plain_reference(placed, known):
     st = dealt_state(deal, list(rng.permutation(25)[:placed]))
     for i in range(known):
         K.deal_card(st, deal[placed + 1 + i])
-    cands = np.array([c for c in range(25) if st[c] < 0], dtype=np.int64)
-    got = S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth=3, width=25)
+    cands = np.array([c for c in range(25) if st[c] < 0][:2 if depth == 4 else 25], dtype=np.int64)
+    got = S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth=depth, width=25)
     unseen = [c for c in range(52) if c not in set(deal[:placed + 1 + known])]
-    first = [int(deal[placed + 1])] if known else unseen
-    second = [int(deal[placed + 2])] if known > 1 else unseen
-    want = [_reference_three_ply(st, cell, first, second, cfg, values) for cell in cands]
+    levels = [[int(deal[placed + 1 + i])] if i < known else unseen for i in range(depth - 1)]
+    want = []
+    for cell in cands:
+        after = st.copy()
+        K.place_card(after, 0, int(cell))
+        want.append(_reference_value(after, levels, cfg, values))
     assert got == pytest.approx(want)
 
 
-def test_three_ply_values_grow_with_the_width():
+def test_deep_values_grow_with_the_width():
     """Each next card's best cell is taken over more cells as the width grows, so no value can fall."""
     values = np.random.default_rng(6).normal(size=L.NUM_KEYS)
     cfg = K.make_config(1, False, False, AMERICAN)
     rng = np.random.default_rng(7)
     st = dealt_state(rng.permutation(52)[:25], list(rng.permutation(25)[:14]))
     cands = np.array([c for c in range(25) if st[c] < 0][:4], dtype=np.int64)
-    by_width = [S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth=3, width=w) for w in (1, 2, 4, 25)]
-    for low, high in zip(by_width, by_width[1:]):
-        assert np.all(high >= low - 1e-9)
-    assert np.any(by_width[-1] > by_width[0] + 1e-9)
-    with pytest.raises(ValueError, match="depth must be 2 or 3"):
-        S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth=4)
+    for depth in (3, 4):
+        by_width = [S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands[:2], depth, w) for w in (1, 2, 4)]
+        for low, high in zip(by_width, by_width[1:]):
+            assert np.all(high >= low - 1e-9)
+        assert np.any(by_width[-1] > by_width[0] + 1e-9)
+    with pytest.raises(ValueError, match="depth must be 2, 3 or 4"):
+        S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth=5)
 
 
-@pytest.mark.parametrize("depth", [2, 3])
+@pytest.mark.parametrize("depth", [2, 3, 4])
 def test_expectimax_over_batches_of_next_cards_averages_to_the_exact_values(depth):
     """The time-budgeted agent weighs batch means by batch size: all batches together give the exact values."""
     values = np.random.default_rng(8).normal(size=L.NUM_KEYS)
@@ -187,8 +181,22 @@ def test_expectimax_time_budget_per_game_is_kept(small_table):
     evaluate(game, bot, deals(13, 1))  # compiles the kernels outside the measured games
     result = evaluate(game, bot, deals(13, 3))
     assert np.all(result["seconds"] < 0.8) and np.all(result["scores"] >= 0)
-    with pytest.raises(ValueError, match="depth 2 or 3"):
+    with pytest.raises(ValueError, match="depth 2, 3 or 4"):
         make_bot(game, "expectimax", seed=2, table=small_table, depth=1)
+    with pytest.raises(ValueError, match="deepen_at in 0..25"):
+        make_bot(game, "expectimax", seed=2, table=small_table, depth=3, deepen_at=26)
+
+
+def test_expectimax_searches_one_ply_less_before_deepen_at(small_table):
+    """Three plies from 25 cards on (never) play as two plies; deepening late changes only late moves."""
+    game = pyspiel.load_game("poker_squares")
+    the_deals = deals(15, 4)
+    two = evaluate(game, make_bot(game, "expectimax", seed=1, table=small_table), the_deals)["grids"]
+    never = make_bot(game, "expectimax", seed=1, table=small_table, depth=3, deepen_at=25)
+    assert np.array_equal(evaluate(game, never, the_deals)["grids"], two)
+    late = make_bot(game, "expectimax", seed=1, table=small_table, depth=4, width=2, keep=3, deepen_at=21)
+    grids = evaluate(game, late, the_deals)["grids"]
+    assert np.all(np.sort(grids, axis=1) == np.sort(the_deals, axis=1))
 
 
 @pytest.mark.parametrize("share", ["even", "cells"])

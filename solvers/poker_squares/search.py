@@ -138,18 +138,84 @@ def chance_cards(state, player, level, out):
 
 
 @numba.njit(cache=True)
-def _two_ply(work, player, cfg, table, values, nxt, nnext, skip):
-    """Mean over the next cards ``nxt[:nnext]`` (less ``skip``) of the best grid value after placing it."""
+def _two_ply(work, player, cfg, table, values, nxt, nnext, skip1, skip2):
+    """Mean over the next cards ``nxt[:nnext]`` (less ``skip1``, ``skip2``) of the best grid value after it."""
     if work[K.S_NUM_PLACED + player] == K.NUM_CELLS:
         return float(K.grid_score(work, player, cfg, table))
     total = 0.0
     count = 0
     for k in range(nnext):
-        if nxt[k] == skip:
+        if nxt[k] != skip1 and nxt[k] != skip2:
+            total += best_value_after(work, player, nxt[k], cfg, table, values)
+            count += 1
+    return total / count
+
+
+@numba.njit(cache=True)
+def _widest_cells(work, player, card, cfg, table, values, width, chosen):
+    """Write the ``width`` candidate cells of highest placement gain for ``card`` into ``chosen``; return how many."""
+    inner = np.empty(K.NUM_CELLS, np.int64)
+    gains = np.empty(K.NUM_CELLS, np.float64)
+    ninner = candidate_cells(work, player, inner)
+    for j in range(ninner):
+        gains[j] = placement_gain(work, player, inner[j], card, cfg, table, values)
+    order = np.argsort(-gains[:ninner], kind="mergesort")
+    count = min(width, ninner)
+    for j in range(count):
+        chosen[j] = inner[order[j]]
+    return count
+
+
+@numba.njit(cache=True)
+def _three_ply(work, player, cfg, table, values, nxt, nnext, later, nlater, skip, width):
+    """Mean over the next cards ``nxt`` (less ``skip``) of the best of their ``width`` widest cells, each
+    valued by ``_two_ply`` over the cards ``later`` (less ``skip`` and the card placed)."""
+    base = K.S_GRID + K.NUM_CELLS * player
+    placed = work[K.S_NUM_PLACED + player]
+    if placed >= K.NUM_CELLS - 1:
+        return _two_ply(work, player, cfg, table, values, nxt, nnext, skip, -1)
+    chosen = np.empty(K.NUM_CELLS, np.int64)
+    total = 0.0
+    count = 0
+    for k in range(nnext):
+        card = nxt[k]
+        if card == skip:
             continue
-        total += best_value_after(work, player, nxt[k], cfg, table, values)
+        best = -np.inf
+        for j in range(_widest_cells(work, player, card, cfg, table, values, width, chosen)):
+            work[base + chosen[j]] = card
+            work[K.S_NUM_PLACED + player] = placed + 1
+            value = _two_ply(work, player, cfg, table, values, later, nlater, skip, card)
+            work[base + chosen[j]] = -1
+            work[K.S_NUM_PLACED + player] = placed
+            best = max(best, value)
+        total += best
         count += 1
     return total / count
+
+
+@numba.njit(cache=True)
+def _four_ply(work, player, cfg, table, values, first, nfirst, second, nsecond, third, nthird, width):
+    """Mean over the next cards ``first`` of the best of their ``width`` widest cells, each valued by
+    ``_three_ply`` over the two cards after it."""
+    base = K.S_GRID + K.NUM_CELLS * player
+    placed = work[K.S_NUM_PLACED + player]
+    if placed == K.NUM_CELLS:
+        return float(K.grid_score(work, player, cfg, table))
+    chosen = np.empty(K.NUM_CELLS, np.int64)
+    total = 0.0
+    for k in range(nfirst):
+        card = first[k]
+        best = -np.inf
+        for j in range(_widest_cells(work, player, card, cfg, table, values, width, chosen)):
+            work[base + chosen[j]] = card
+            work[K.S_NUM_PLACED + player] = placed + 1
+            value = _three_ply(work, player, cfg, table, values, second, nsecond, third, nthird, card, width)
+            work[base + chosen[j]] = -1
+            work[K.S_NUM_PLACED + player] = placed
+            best = max(best, value)
+        total += best
+    return total / nfirst
 
 
 @numba.njit(cache=True)
@@ -159,36 +225,19 @@ def _expectimax(state, player, cfg, table, values, cands, ncand, first, nfirst, 
     card = state[K.S_DEAL + placed]
     second = np.empty(NUM_CARDS, np.int64)
     nsecond = chance_cards(state, player, 1, second)
-    inner = np.empty(K.NUM_CELLS, np.int64)
-    gains = np.empty(K.NUM_CELLS, np.float64)
+    third = np.empty(NUM_CARDS, np.int64)
+    nthird = chance_cards(state, player, 2, third)
     work = state.copy()
     for i in range(ncand):
         work[base + cands[i]] = card
         work[K.S_NUM_PLACED + player] = placed + 1
-        if depth == 2 or placed + 2 >= K.NUM_CELLS:
-            out[i] = _two_ply(work, player, cfg, table, values, first, nfirst, -1)
+        if depth == 2:
+            out[i] = _two_ply(work, player, cfg, table, values, first, nfirst, -1, -1)
+        elif depth == 3:
+            out[i] = _three_ply(work, player, cfg, table, values, first, nfirst, second, nsecond, -1, width)
         else:
-            # Three plies: every next card goes to its best cell among the ``width`` cells of highest
-            # placement gain, valued two plies further on (the card after it: known, or any other unseen).
-            total = 0.0
-            for k in range(nfirst):
-                c1 = first[k]
-                ninner = candidate_cells(work, player, inner)
-                for j in range(ninner):
-                    gains[j] = placement_gain(work, player, inner[j], c1, cfg, table, values)
-                order = np.argsort(-gains[:ninner], kind="mergesort")
-                best = -np.inf
-                for j in range(min(width, ninner)):
-                    cell = inner[order[j]]
-                    work[base + cell] = c1
-                    work[K.S_NUM_PLACED + player] = placed + 2
-                    value = _two_ply(work, player, cfg, table, values, second, nsecond, c1)
-                    work[base + cell] = -1
-                    work[K.S_NUM_PLACED + player] = placed + 1
-                    if value > best:
-                        best = value
-                total += best
-            out[i] = total / nfirst
+            out[i] = _four_ply(work, player, cfg, table, values, first, nfirst, second, nsecond, third, nthird,
+                               width)
         work[base + cands[i]] = -1
         work[K.S_NUM_PLACED + player] = placed
 
@@ -206,13 +255,14 @@ def expectimax_values(state, player, cfg, table, values, cands, depth=2, width=K
     known next card) of the best learned grid value after placing it. ``depth``
     3: the expectation over the next card of its best placement among the
     ``width`` empty cells of highest learned placement gain, each valued by
-    two-ply expectimax over the card after it. Chance is enumerated exactly,
+    two-ply expectimax over the card after it. ``depth`` 4: likewise, each
+    of those cells valued by three plies. Chance is enumerated exactly,
     so the result is deterministic. ``first`` (int64 (m,), a subset of
     ``next_cards``) restricts the next card to those cards: the mean is then
     over them alone, which lets a caller sample chance and stop on a clock.
     """
-    if depth not in (2, 3) or width < 1:
-        raise ValueError(f"expectimax depth must be 2 or 3 and width >= 1, got depth {depth}, width {width}")
+    if depth not in (2, 3, 4) or width < 1:
+        raise ValueError(f"expectimax depth must be 2, 3 or 4 and width >= 1, got depth {depth}, width {width}")
     first = next_cards(state, player) if first is None else np.ascontiguousarray(first, dtype=np.int64)
     if len(first) == 0:
         raise ValueError("expectimax needs at least one next card")

@@ -4,7 +4,10 @@
   of its ten learned line values, ``solvers.poker_squares.learned``) is
   highest.
 - ``expectimax``: two-ply expectimax, the expectation over every possible next
-  card of the best learned grid value after placing it.
+  card of the best learned grid value after placing it; or three or four
+  plies (``depth``, ``width``, ``keep``, ``deepen_at``, see
+  ``search.expectimax_values``), exact or with the next card sampled under a
+  time budget per game.
 - ``mc``: flat Monte Carlo over the candidate cells, every cell played out on
   the same sampled card orders, rollouts by the game's greedy kernel or by the
   learned policy, optionally cut after ``depth`` placements and valued by the
@@ -90,7 +93,11 @@ class LearnedBot(SquaresBot):
 
 
 class ExpectimaxBot(SquaresBot):
-    """Two- or three-ply expectimax on the learned grid value (ties to the lowest cell).
+    """Two-, three- or four-ply expectimax on the learned grid value (ties to the lowest cell).
+
+    Before ``deepen_at`` cards are on the grid the search is one ply shallower
+    (never below two): early moves have the most next cards to enumerate and
+    the most time left to correct their mistakes.
 
     With ``seconds_per_game`` > 0 the next card is sampled: the possible next
     cards are shuffled and taken ``_CHANCE_BATCH`` at a time, every candidate
@@ -101,12 +108,14 @@ class ExpectimaxBot(SquaresBot):
 
     name = "expectimax"
 
-    def __init__(self, game, player, seed, table, depth=2, width=3, keep=0, seconds_per_game=0.0):
-        if depth not in (2, 3) or width < 1 or keep < 0 or seconds_per_game < 0:
-            raise ValueError(f"{self.name} needs depth 2 or 3, width >= 1, keep >= 0 and seconds_per_game >= 0; "
-                             f"got depth {depth}, width {width}, keep {keep}, seconds_per_game {seconds_per_game}")
+    def __init__(self, game, player, seed, table, depth=2, width=3, keep=0, deepen_at=0, seconds_per_game=0.0):
+        if depth not in (2, 3, 4) or width < 1 or keep < 0 or not 0 <= deepen_at <= K.NUM_CELLS \
+                or seconds_per_game < 0:
+            raise ValueError(f"{self.name} needs depth 2, 3 or 4, width >= 1, keep >= 0, deepen_at in 0..25 and "
+                             f"seconds_per_game >= 0; got depth {depth}, width {width}, keep {keep}, "
+                             f"deepen_at {deepen_at}, seconds_per_game {seconds_per_game}")
         super().__init__(game, player, seed, table)
-        self._depth, self._width, self._keep = depth, width, keep
+        self._depth, self._width, self._keep, self._deepen_at = depth, width, keep, deepen_at
         self._seconds = self._left = seconds_per_game
 
     def _choose(self, work: np.ndarray) -> int:
@@ -118,8 +127,9 @@ class ExpectimaxBot(SquaresBot):
         if len(cands) == 1:
             return int(cands[0])
         started = time.perf_counter()
-        if self._depth == 3 and 0 < self._keep < len(cands):
-            # Three plies only for the cells two plies rank highest (stable: ties keep cell order).
+        depth = self._depth if placed >= self._deepen_at else max(self._depth - 1, 2)
+        if depth > 2 and 0 < self._keep < len(cands):
+            # The deeper search only for the cells two plies rank highest (stable: ties keep cell order).
             ranked = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands)
             cands = cands[np.sort(np.argsort(-ranked, kind="stable")[:self._keep])]
         first = S.next_cards(work, self._player)
@@ -131,15 +141,15 @@ class ExpectimaxBot(SquaresBot):
             while done < len(first):
                 batch = first[done:done + _CHANCE_BATCH]
                 sums += len(batch) * S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values,
-                                                         cands, self._depth, self._width, batch)
+                                                         cands, depth, self._width, batch)
                 done += len(batch)
                 if time.perf_counter() - started >= budget:
                     break
             values = sums / done
             self._left -= time.perf_counter() - started
         else:
-            values = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands,
-                                         self._depth, self._width, first)
+            values = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands, depth,
+                                         self._width, first)
         return int(cands[int(np.argmax(values))])
 
 
@@ -217,9 +227,12 @@ register_bot("expectimax", "poker_squares",
              lambda game, player, seed, **o: ExpectimaxBot(game, player, seed, **o),
              "expectimax over every next card (two plies, or three), leaves valued by the learned line values",
              {"table": _TABLE,
-              "depth": Option(int, 2, "plies: 2 (each next card placed at its best cell) or 3 (and the card after)"),
-              "width": Option(int, 3, "with depth 3: cells tried per next card, those of highest learned gain"),
-              "keep": Option(int, 0, "with depth 3: only the cells two plies rank highest, this many (0: all)"),
+              "depth": Option(int, 2, "plies: 2 (each next card placed at its best cell), 3 or 4 (and the cards "
+                              "after it)"),
+              "width": Option(int, 3, "with depth 3 or 4: cells tried per later card, those of highest learned gain"),
+              "keep": Option(int, 0, "with depth 3 or 4: only the cells two plies rank highest, this many (0: all)"),
+              "deepen_at": Option(int, 0, "cards on the grid from which the full depth is searched (one ply less "
+                                  "before)"),
               "seconds_per_game": Option(float, 0.0, "time budget per game: sample the next card until each "
                                          "move's share runs out (0: every next card, exact)")})
 register_bot(
