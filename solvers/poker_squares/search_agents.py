@@ -49,6 +49,7 @@ from solvers.poker_squares.training import load_values
 
 _BATCH = 8  # rollouts per cell between two looks at the clock
 _CHANCE_BATCH = 4  # sampled next cards per expectimax call between two looks at the clock
+_BLEND_WIDTH = 3  # cells per next card of the three-ply values mc blends in (as expectimax_deep)
 
 
 def _check_game(game: pyspiel.Game, name: str) -> None:
@@ -162,7 +163,10 @@ class MonteCarloBot(SquaresBot):
     name = "mc"
 
     def __init__(self, game, player, seed, table, simulations, seconds_per_game, policy, depth, keep=0,
-                 share="even"):
+                 share="even", blend=0.0):
+        if not 0.0 <= blend <= 1.0:
+            raise ValueError(f"mc option blend must be in [0, 1], got {blend}")
+        self._blend = blend
         if share not in ("even", "cells"):
             raise ValueError(f"mc option share must be 'even' or 'cells', got {share!r}")
         self._share = share
@@ -171,7 +175,7 @@ class MonteCarloBot(SquaresBot):
         if simulations < 1 or seconds_per_game < 0 or keep < 0:
             raise ValueError("mc needs simulations >= 1, seconds_per_game >= 0 and keep >= 0")
         self._keep = keep
-        needs_table = policy == "learned" or depth >= 0 or keep > 0
+        needs_table = policy == "learned" or depth >= 0 or keep > 0 or blend > 0
         self._policy = S.POLICY_LEARNED if policy == "learned" else S.POLICY_GREEDY
         if needs_table:
             super().__init__(game, player, seed, table)
@@ -194,13 +198,17 @@ class MonteCarloBot(SquaresBot):
         cands = cands[:S.candidate_cells(work, self._player, cands)]
         if len(cands) == 1:
             return int(cands[0])
+        started = time.perf_counter()
         if 0 < self._keep < len(cands):
             # Rollouts only for the cells two-ply expectimax ranks highest (stable: ties keep cell order).
             ranked = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands)
             cands = cands[np.sort(np.argsort(-ranked, kind="stable")[:self._keep])]
+        if self._blend > 0:
+            three = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands, 3,
+                                        _BLEND_WIDTH)
         sums = np.zeros(len(cands), dtype=np.float64)
+        sims = 0
         if self._seconds > 0:
-            started = time.perf_counter()
             if self._share == "even":
                 # An equal share of the time left for each placement still to choose (the last is forced).
                 budget = self._left / max(K.NUM_CELLS - 1 - placed, 1)
@@ -212,13 +220,18 @@ class MonteCarloBot(SquaresBot):
             while True:
                 S.mc_batch(work, self._player, self._cfg, HAND_TABLE, self._values, cands, _BATCH, self._rng,
                            self._policy, self._depth, sums)
+                sims += _BATCH
                 if time.perf_counter() - started >= budget:
                     break
             self._left -= time.perf_counter() - started
         else:
             S.mc_batch(work, self._player, self._cfg, HAND_TABLE, self._values, cands, self._sims, self._rng,
                        self._policy, self._depth, sums)
-        return int(cands[int(np.argmax(sums))])
+            sims = self._sims
+        values = sums / sims
+        if self._blend > 0:
+            values = (1.0 - self._blend) * values + self._blend * three
+        return int(cands[int(np.argmax(values))])
 
 
 _TABLE = Option(str, "", "learned table file (default: the game's point system under results/poker_squares/)")
@@ -249,31 +262,27 @@ register_bot("expectimax_deep", "poker_squares",
              lambda game, player, seed, **o: ExpectimaxBot(game, player, seed, **o),
              "the strongest setting of expectimax: three plies for the 6 best two-ply cells, 3 cells per next card",
              _expectimax_options(depth=3, keep=6))
-register_bot(
-    "mc", "poker_squares",
-    lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
-    "flat Monte Carlo over cells, the same sampled card orders for every cell",
-    {
-        "table": _TABLE,
-        "simulations": Option(int, 100, "rollouts per candidate cell and move (without a time budget)"),
-        "seconds_per_game": Option(float, 0.0, "time budget per game in seconds (0: use simulations)"),
-        "policy": Option(str, "greedy", "rollout policy: 'greedy' (the game's greedy kernel) or 'learned'"),
-        "depth": Option(int, -1, "placements per rollout before the learned table values the grid (-1: to the end)"),
-        "keep": Option(int, 0, "roll out only the cells two-ply expectimax ranks highest, this many (0: all)"),
-        "share": Option(str, "even", "time per move: 'even' (equal shares) or 'cells' (in proportion to the cells tried)"),
-    },
-)
-register_bot(
-    "mc_learned", "poker_squares",
-    lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
-    "the strongest setting of mc: the 6 best expectimax cells, learned rollouts cut after 3 placements, 4.5 s per game",
-    {
+
+
+def _mc_options(seconds: float, policy: str, depth: int, keep: int, blend: float) -> dict:
+    return {
         "table": _TABLE,
         "simulations": Option(int, 100, "rollouts per candidate cell and move (when seconds_per_game is 0)"),
-        "seconds_per_game": Option(float, 4.5, "time budget per game in seconds (0: use simulations)"),
-        "policy": Option(str, "learned", "rollout policy: 'greedy' or 'learned'"),
-        "depth": Option(int, 3, "placements per rollout before the learned table values the grid (-1: to the end)"),
-        "keep": Option(int, 6, "roll out only the cells two-ply expectimax ranks highest, this many (0: all)"),
+        "seconds_per_game": Option(float, seconds, "time budget per game in seconds (0: use simulations)"),
+        "policy": Option(str, policy, "rollout policy: 'greedy' (the game's greedy kernel) or 'learned'"),
+        "depth": Option(int, depth, "placements per rollout before the learned table values the grid (-1: to the end)"),
+        "keep": Option(int, keep, "roll out only the cells two-ply expectimax ranks highest, this many (0: all)"),
         "share": Option(str, "even", "time per move: 'even' (equal shares) or 'cells' (in proportion to the cells tried)"),
-    },
-)
+        "blend": Option(float, blend, "weight of three-ply expectimax values averaged with the rollout means (0: none)"),
+    }
+
+
+register_bot("mc", "poker_squares", lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
+             "flat Monte Carlo over cells, the same sampled card orders for every cell",
+             _mc_options(seconds=0.0, policy="greedy", depth=-1, keep=0, blend=0.0))
+register_bot("mc_learned", "poker_squares", lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
+             "the strongest setting of mc: the 6 best expectimax cells, learned rollouts cut after 3 placements, "
+             "4.5 s per game", _mc_options(seconds=4.5, policy="learned", depth=3, keep=6, blend=0.0))
+register_bot("mc_deep", "poker_squares", lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
+             "mc_learned with each cell's rollout mean averaged half and half with its three-ply expectimax value",
+             _mc_options(seconds=4.5, policy="learned", depth=3, keep=6, blend=0.5))
