@@ -1,4 +1,4 @@
-"""Search kernels for Poker Squares: flat Monte Carlo and exact two- and three-ply expectimax (Numba).
+"""Search kernels for Poker Squares: flat Monte Carlo and exact expectimax of two to four plies (Numba).
 
 Both value the placements of the card to place for one player's grid and work
 on the kernel state of ``envs.poker_squares.kernels`` (any variant, any point
@@ -22,7 +22,8 @@ candidate cell is worth the mean, over every possible next card, of the best
 learned grid value after that card is placed. Three plies: each next card
 goes to the best of its ``width`` cells of highest learned placement gain,
 valued by two-ply expectimax over the card after it; the pruning keeps the
-cost near ``width`` times that of two plies per next card.
+cost near ``width`` times that of two plies per next card. Four plies nest
+three the same way.
 """
 
 from __future__ import annotations
@@ -168,8 +169,11 @@ def _widest_cells(work, player, card, cfg, table, values, width, chosen):
 
 @numba.njit(cache=True)
 def _three_ply(work, player, cfg, table, values, nxt, nnext, later, nlater, skip, width):
-    """Mean over the next cards ``nxt`` (less ``skip``) of the best of their ``width`` widest cells, each
-    valued by ``_two_ply`` over the cards ``later`` (less ``skip`` and the card placed)."""
+    """Three-ply value of ``work``: the mean over the next cards ``nxt`` (less ``skip``) of their best cell.
+
+    Only the ``width`` cells of highest placement gain are tried, each valued
+    by ``_two_ply`` over the cards ``later`` (less ``skip`` and the card placed).
+    """
     base = K.S_GRID + K.NUM_CELLS * player
     placed = work[K.S_NUM_PLACED + player]
     if placed >= K.NUM_CELLS - 1:
@@ -196,8 +200,11 @@ def _three_ply(work, player, cfg, table, values, nxt, nnext, later, nlater, skip
 
 @numba.njit(cache=True)
 def _four_ply(work, player, cfg, table, values, first, nfirst, second, nsecond, third, nthird, width):
-    """Mean over the next cards ``first`` of the best of their ``width`` widest cells, each valued by
-    ``_three_ply`` over the two cards after it."""
+    """Four-ply value of ``work``: the mean over the next cards ``first`` of their best cell.
+
+    Only the ``width`` cells of highest placement gain are tried, each valued
+    by ``_three_ply`` over the two cards after it.
+    """
     base = K.S_GRID + K.NUM_CELLS * player
     placed = work[K.S_NUM_PLACED + player]
     if placed == K.NUM_CELLS:

@@ -100,8 +100,8 @@ class ExpectimaxBot(SquaresBot):
     """Two-, three- or four-ply expectimax on the learned grid value (ties to the lowest cell).
 
     Before ``deepen_at`` cards are on the grid the search is one ply shallower
-    (never below two): early moves have the most next cards to enumerate and
-    the most time left to correct their mistakes.
+    (never below two): early moves have the most next cards to enumerate, so
+    a deeper search costs most there.
 
     With ``seconds_per_game`` > 0 the next card is sampled: the possible next
     cards are shuffled and taken ``_CHANCE_BATCH`` at a time, every candidate
