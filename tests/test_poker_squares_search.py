@@ -211,12 +211,12 @@ def test_mc_time_budget_per_game_is_kept(small_table, share):
 def test_mc_blending_in_only_three_plies_plays_as_expectimax_deep(small_table):
     game = pyspiel.load_game("poker_squares")
     the_deals = deals(16, 3)
-    ours = evaluate(game, make_bot(game, "mc_deep", seed=3, table=small_table, seconds_per_game=0, simulations=1,
-                                   blend=1.0), the_deals)
+    ours = evaluate(game, make_bot(game, "mc_learned", seed=3, table=small_table, seconds_per_game=0,
+                                   simulations=1, blend=1.0), the_deals)
     ref = evaluate(game, make_bot(game, "expectimax_deep", seed=3, table=small_table), the_deals)
     assert np.array_equal(ours["grids"], ref["grids"])
     with pytest.raises(ValueError, match="blend must be in"):
-        make_bot(game, "mc_deep", seed=3, table=small_table, blend=1.5)
+        make_bot(game, "mc_learned", seed=3, table=small_table, blend=1.5)
 
 
 def test_mc_keeping_one_cell_plays_the_expectimax_cell(small_table):

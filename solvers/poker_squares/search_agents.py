@@ -283,6 +283,3 @@ register_bot("mc", "poker_squares", lambda game, player, seed, **o: MonteCarloBo
 register_bot("mc_learned", "poker_squares", lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
              "the strongest setting of mc: the 6 best expectimax cells, learned rollouts cut after 3 placements, "
              "4.5 s per game", _mc_options(seconds=4.5, policy="learned", depth=3, keep=6, blend=0.0))
-register_bot("mc_deep", "poker_squares", lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
-             "mc_learned with each cell's rollout mean averaged half and half with its three-ply expectimax value",
-             _mc_options(seconds=4.5, policy="learned", depth=3, keep=6, blend=0.5))
