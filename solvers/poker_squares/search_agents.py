@@ -17,7 +17,9 @@
   learned table; a fixed number of rollouts per cell and move, or a time
   budget per game, split evenly over the moves or in proportion to the cells
   each move tries (``share``). With ``keep`` = k, only the k cells that
-  two-ply expectimax ranks highest are rolled out (more rollouts per cell).
+  two-ply expectimax ranks highest are rolled out (more rollouts per cell);
+  ``blend`` = w values a cell by ``(1 - w)`` times its rollout mean plus ``w``
+  times its three-ply expectimax value.
 - ``mc_learned``: ``mc`` with its strongest settings as defaults (the 6
   cells expectimax ranks highest, learned rollouts of 3 placements, then the
   learned table; 4.5 s per game).
