@@ -39,34 +39,6 @@ def test_candidate_cells_match_the_reference():
     assert S.candidate_cells(np.full(K.STATE_SIZE, -1, dtype=np.int64), 0, out) == 1
 
 
-def test_expectimax_matches_a_plain_two_ply_reference():
-    values = np.random.default_rng(2).normal(size=L.NUM_KEYS)
-    cfg = K.make_config(1, False, False, AMERICAN)
-    rng = np.random.default_rng(3)
-    for placed in (3, 12, 23, 24):
-        deal = rng.permutation(52)[:25]
-        st = dealt_state(deal, list(rng.permutation(25)[:placed]))
-        cands = np.array([c for c in range(25) if st[c] < 0], dtype=np.int64)
-        got = S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands)
-        unseen = [c for c in range(52) if c not in set(deal[:placed + 1])]
-        for i, cell in enumerate(cands):
-            after = st.copy()
-            K.place_card(after, 0, int(cell))
-            if placed == 24:
-                assert got[i] == K.grid_score(after, 0, cfg, HAND_TABLE)
-                continue
-            total = 0.0
-            for card in unseen:
-                best = -np.inf
-                for c2 in np.flatnonzero(after[:25] < 0):
-                    nxt = after.copy()
-                    nxt[c2] = card
-                    nxt[K.S_NUM_PLACED] += 1
-                    best = max(best, L.grid_value(nxt, 0, cfg, HAND_TABLE, values))
-                total += best
-            assert got[i] == pytest.approx(total / len(unseen))
-
-
 def _reference_value(after, levels, cfg, values, used=()):
     """Plain unpruned expectimax value of ``after``: the next card from ``levels[0]`` (less ``used``) goes to
     its best cell, valued by the same rule over ``levels[1:]``; the last level by the learned grid value."""
@@ -85,6 +57,25 @@ def _reference_value(after, levels, cfg, values, used=()):
                 best = max(best, _reference_value(nxt, levels[1:], cfg, values, used + (card,)))
         total += best
     return total / len(cards)
+
+
+def test_expectimax_matches_a_plain_two_ply_reference():
+    values = np.random.default_rng(2).normal(size=L.NUM_KEYS)
+    cfg = K.make_config(1, False, False, AMERICAN)
+    rng = np.random.default_rng(3)
+    for placed in (3, 12, 23, 24):
+        deal = rng.permutation(52)[:25]
+        st = dealt_state(deal, list(rng.permutation(25)[:placed]))
+        cands = np.array([c for c in range(25) if st[c] < 0], dtype=np.int64)
+        got = S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands)
+        unseen = [c for c in range(52) if c not in set(deal[:placed + 1])]
+        for i, cell in enumerate(cands):
+            after = st.copy()
+            K.place_card(after, 0, int(cell))
+            if placed == 24:
+                assert got[i] == K.grid_score(after, 0, cfg, HAND_TABLE)
+                continue
+            assert got[i] == pytest.approx(_reference_value(after, [unseen], cfg, values))
 
 
 @pytest.mark.parametrize("depth, placed, known", [(3, 20, 0), (3, 21, 1), (3, 19, 2), (3, 22, 0), (3, 23, 0),
