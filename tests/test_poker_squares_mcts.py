@@ -155,25 +155,33 @@ def _custom_table(tmp_path):
     return str(path)
 
 
+class _LegalityChecked(pyspiel.Bot):
+    """A bot that asserts every action of the wrapped bot is legal where it is chosen."""
+
+    def __init__(self, bot):
+        pyspiel.Bot.__init__(self)
+        self._bot = bot
+
+    def restart_at(self, state):
+        self._bot.restart_at(state)
+
+    def step(self, state):
+        action = self._bot.step(state)
+        assert action in state.legal_actions()
+        return action
+
+
 @pytest.mark.parametrize("scoring", ["american", "english", ",".join(map(str, CUSTOM))])
 def test_plays_legal_full_games_for_any_point_system(scoring, tmp_path):
     game = pyspiel.load_game("poker_squares", {"scoring": scoring})
     table = _custom_table(tmp_path) if scoring.startswith("-") else ""
-    bot = make_bot(game, "mcts", seed=3, iterations=60, table=table)
+    bot = _LegalityChecked(make_bot(game, "mcts", seed=3, iterations=60, table=table))
     for deal in deals(21, 2):
-        state = game.new_initial_state()
-        nxt = 0
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(int(deal[nxt]))
-                nxt += 1
-            else:
-                action = bot.step(state)
-                assert action in state.legal_actions()
-                state.apply_action(action)
-        grid = state.state[:25]
-        assert sorted(grid) == sorted(deal) and state.returns()[0] == K.grid_score(state.state, 0, game.cfg,
-                                                                                      HAND_TABLE)
+        score, grid = play_deal(game, bot, deal)
+        final = np.empty(K.STATE_SIZE, dtype=np.int64)
+        K.init_state(final)
+        final[K.S_GRID:K.S_GRID + 25] = grid
+        assert sorted(grid) == sorted(deal) and score == K.grid_score(final, 0, game.cfg, HAND_TABLE)
 
 
 def test_same_seed_same_moves_and_time_budget_kept():
