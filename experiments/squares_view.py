@@ -4,8 +4,9 @@ Importing this module registers the view for ``poker_squares`` with
 ``experiments.terminal_play`` (``gamut squares play`` does). Undo is allowed:
 the cards are dealt from a generator seeded by the history length, so taking
 a placement back shows the same card again and the same cards follow (the
-final line counts the moves taken back). Hints come from the ``expectimax_deep``
-agent, or ``greedy`` when its learned table is missing or stale. A cell is
+final line counts the moves taken back). Hints come from the ``expectimax_cross``
+agent, or ``expectimax`` when its cross-line correction is missing or stale,
+or ``greedy`` when the learned table is. A cell is
 typed ``r2c1``, ``r2 c1``, ``2 1`` or ``2,1``. Example (one player, three
 cards placed)::
 
@@ -77,6 +78,6 @@ def parse_action(state, player: int, text: str) -> int | None:
 
 register_view("poker_squares", TableView(
     render=render, describe_action=describe, allows_undo=True, opponent=("expectimax", "greedy"),
-    hint=("expectimax_deep", "expectimax", "greedy"), parse_action=parse_action,
+    hint=("expectimax_cross", "expectimax", "greedy"), parse_action=parse_action,
     moves_help="  r2c1         place the card at row 2, column 1 (also 'r2 c1', '2 1', '2,1')",
 ))

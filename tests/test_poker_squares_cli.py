@@ -73,6 +73,19 @@ def test_train_checks_the_number_of_games(capsys):
     assert "multiple of" in capsys.readouterr().err
 
 
+def test_train_crossline_checks_its_settings(capsys):
+    assert main(["squares", "train-crossline", "--rounds", "0"]) == 2
+    assert "rounds and games must be >= 1" in capsys.readouterr().err
+
+
+def test_eval_takes_boolean_agent_options(capsys):
+    assert main(["squares", "eval", "--agent", "expectimax", "--option", "crossline=true", "--deals", "1",
+                 "--json"]) == 0
+    assert _last_json(capsys)["n"] == 1
+    assert main(["squares", "eval", "--agent", "expectimax", "--option", "crossline=maybe", "--deals", "1"]) == 2
+    assert "takes bool" in capsys.readouterr().err
+
+
 def test_terminal_play_draws_the_grid_and_allows_undo():
     import experiments.squares_view  # noqa: F401
 

@@ -12,6 +12,7 @@ from solvers.bots import make_bot
 from solvers.poker_squares import learned as L
 from solvers.poker_squares import mcts as M
 from solvers.poker_squares import search as S
+from solvers.poker_squares.crossline import NO_WEIGHTS
 from solvers.poker_squares.evaluation import deals, evaluate, play_deal
 from tests.squares_states import dealt_state
 
@@ -53,7 +54,7 @@ def _reference_search(state, cfg, values, rng, uct_c, depth, iterations):
             key = key + (cell,)
             path.append(key)
             if visits.get(key, 0) == 0 or work[K.S_NUM_PLACED] == 25:
-                ret = S.rollout_value(work, 0, cfg, HAND_TABLE, values, rng, S.POLICY_LEARNED, depth)
+                ret = S.rollout_value(work, 0, cfg, HAND_TABLE, values, NO_WEIGHTS, rng, S.POLICY_LEARNED, depth)
                 break
             key = key + (int(K.card_to_place(work, 0)),)
             path.append(key)

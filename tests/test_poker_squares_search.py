@@ -9,12 +9,13 @@ from envs.hands import HAND_TABLE
 from envs.rng import rng_state
 from envs.poker_squares import kernels as K
 from solvers.bots import make_bot
+from solvers.poker_squares import crossline as X
 from solvers.poker_squares import learned as L
 from solvers.poker_squares import search as S
 from solvers.poker_squares.evaluation import deals, evaluate
 from solvers.poker_squares.training import table_path
 from solvers.stats import paired_diff_ci
-from tests.squares_states import dealt_state
+from tests.squares_states import dealt_state, reference_features
 
 AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
 
@@ -39,9 +40,10 @@ def test_candidate_cells_match_the_reference():
     assert S.candidate_cells(np.full(K.STATE_SIZE, -1, dtype=np.int64), 0, out) == 1
 
 
-def _reference_value(after, levels, cfg, values, used=()):
+def _reference_value(after, levels, cfg, values, used=(), weights=None):
     """Plain unpruned expectimax value of ``after``: the next card from ``levels[0]`` (less ``used``) goes to
-    its best cell, valued by the same rule over ``levels[1:]``; the last level by the learned grid value."""
+    its best cell, valued by the same rule over ``levels[1:]``; the last level by the learned grid value, plus
+    the cross-line correction of ``weights`` (counted from its definition) if given."""
     if after[K.S_NUM_PLACED] == 25:
         return K.grid_score(after, 0, cfg, HAND_TABLE)
     total, cards = 0.0, [c for c in levels[0] if c not in used]
@@ -52,9 +54,13 @@ def _reference_value(after, levels, cfg, values, used=()):
             nxt[e] = card
             nxt[K.S_NUM_PLACED] += 1
             if len(levels) == 1:
-                best = max(best, L.grid_value(nxt, 0, cfg, HAND_TABLE, values))
+                leaf = L.grid_value(nxt, 0, cfg, HAND_TABLE, values)
+                placed = nxt[K.S_NUM_PLACED]
+                if weights is not None and placed < 25:
+                    leaf += weights[placed] @ reference_features(nxt[:25], nxt[:25][nxt[:25] >= 0])
+                best = max(best, leaf)
             else:
-                best = max(best, _reference_value(nxt, levels[1:], cfg, values, used + (card,)))
+                best = max(best, _reference_value(nxt, levels[1:], cfg, values, used + (card,), weights))
         total += best
     return total / len(cards)
 
@@ -99,6 +105,29 @@ def test_deep_expectimax_matches_a_plain_reference(depth, placed, known):
         K.place_card(after, 0, int(cell))
         want.append(_reference_value(after, levels, cfg, values))
     assert got == pytest.approx(want)
+
+
+@pytest.mark.parametrize("depth, placed", [(2, 14), (2, 22), (3, 21)])
+def test_expectimax_with_the_cross_line_correction_matches_the_reference(depth, placed):
+    values = np.random.default_rng(10).normal(size=L.NUM_KEYS)
+    weights = np.random.default_rng(11).normal(size=(X.NUM_PLACED, X.NUM_FEATURES))
+    cfg = K.make_config(1, False, False, AMERICAN)
+    rng = np.random.default_rng(placed)
+    deal = rng.permutation(52)[:25]
+    st = dealt_state(deal, list(rng.permutation(25)[:placed]))
+    cands = np.array([c for c in range(25) if st[c] < 0][:3], dtype=np.int64)
+    got = S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth, 25, weights=weights)
+    unseen = [c for c in range(52) if c not in set(deal[:placed + 1])]
+    want = []
+    for cell in cands:
+        after = st.copy()
+        K.place_card(after, 0, int(cell))
+        want.append(_reference_value(after, [unseen] * (depth - 1), cfg, values, weights=weights))
+    assert got == pytest.approx(want)
+    plain = S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, depth, 25)
+    assert not np.allclose(got, plain)
+    with pytest.raises(ValueError, match="weights must be float64"):
+        S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, weights=np.zeros((26, 5)))
 
 
 def test_deep_values_grow_with_the_width():
@@ -226,6 +255,30 @@ def test_agents_play_any_point_system_and_two_player_games(small_table):
     bots = [make_bot(game, "mc", player=p, seed=p, simulations=2) for p in range(2)]
     returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
     assert returns[0] == -returns[1]
+
+
+def test_cross_line_agents_play_with_a_correction_fitted_on_their_table(small_table, tmp_path):
+    weights = tmp_path / "crossline.npz"
+    X.fit_rounds(AMERICAN, rounds=1, games=40, seed=1, table=small_table, path=weights)
+    game = pyspiel.load_game("poker_squares")
+    the_deals = deals(17, 3)
+    greedy = evaluate(game, make_bot(game, "crossline", seed=1, table=small_table, weights=str(weights)), the_deals)
+    assert np.all(np.sort(greedy["grids"], axis=1) == np.sort(the_deals, axis=1))
+    two = pyspiel.load_game("poker_squares", {"players": 2, "variant": "open"})
+    bots = [make_bot(two, "expectimax_cross", player=p, seed=p, table=small_table, weights=str(weights))
+            for p in range(2)]
+    returns = pyspiel.evaluate_bots(two.new_initial_state(), bots, 3)
+    assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
+    # The committed correction belongs to the committed table, not to this one: refused, saying why.
+    with pytest.raises(ValueError, match="another learned table"):
+        make_bot(game, "expectimax", seed=1, table=small_table, crossline=True)
+    with pytest.raises(ValueError, match="needs crossline=true"):
+        make_bot(game, "expectimax", seed=1, table=small_table, weights=str(weights))
+    with pytest.raises(ValueError, match="crossline corrects the learned values"):
+        make_bot(game, "mc", seed=1, crossline=True)
+    mc = make_bot(game, "mc_cross", seed=1, table=small_table, weights=str(weights), seconds_per_game=0,
+                  simulations=2)
+    assert np.all(np.sort(evaluate(game, mc, deals(17, 1))["grids"], axis=1) == np.sort(the_deals[:1], axis=1))
 
 
 def test_committed_tables_give_a_strong_greedy_player():

@@ -110,10 +110,10 @@ def test_gamut_dice_play_starts_the_same_session():
 def test_poker_squares_session_to_the_end_with_undo():
     term = Terminal("play", "poker_squares", "--seed", "5")
     screen = term.screen
-    assert re.search(r"agents: (expectimax_deep|greedy) answers 'hint'", screen)
+    assert re.search(r"agents: (expectimax_cross|greedy) answers 'hint'", screen)
     assert "    r2 |     |     |     |     |     |    0\n" in screen and "card to place: Qd\nYour move:" in screen
     check_help(term, "r2c1         place the card at row 2, column 1")
-    assert re.fullmatch(r"hint: r[0-4]c[0-4]   \((expectimax_deep|greedy)\)", term.send("hint"))
+    assert re.fullmatch(r"hint: r[0-4]c[0-4]   \((expectimax_cross|greedy)\)", term.send("hint"))
     check_illegal_move_changes_nothing(term, "r7c0", "rows and columns are 0..4")
     check_illegal_move_changes_nothing(term, "somewhere", " 25. r4c4")
     first = term.send("board")

@@ -6,7 +6,8 @@ bounds the clairvoyant optimum (best arrangement of the 25 known cards) on the
 same deals, an upper bound on the optimal expected score, and with ``--penalty
 learned`` the tighter information-relaxation bound; ``gamut squares
 train`` learns the partial-line values of a point system (checkpointed,
-resumable); ``gamut squares play`` lets a person play with hints.
+resumable) and ``gamut squares train-crossline`` fits the cross-line
+correction on top of them (``solvers.poker_squares.crossline``); ``gamut squares play`` lets a person play with hints.
 """
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ def register(subparsers) -> None:
 
     ev = actions.add_parser("eval", help="mean score of an agent on seeded deals, with a 95%% CI")
     ev.add_argument("--agent", required=True,
-                    help="agent name (random, greedy, learned, expectimax, expectimax_deep, mc, mc_learned, mcts)")
+                    help="agent name (random, greedy, learned, crossline, expectimax, expectimax_deep, "
+                         "expectimax_cross, mc, mc_learned, mc_cross, mcts)")
     _add_deals(ev)
     _add_scoring(ev)
     ev.add_argument("--seconds-per-game", type=float,
-                    help="time budget per game for agents that take one (expectimax, expectimax_deep, mc, "
-                         "mc_learned, mcts)")
+                    help="time budget per game for agents that take one (expectimax, expectimax_deep, "
+                         "expectimax_cross, mc, mc_learned, mc_cross, mcts)")
     ev.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="agent option, repeatable (e.g. --option policy=learned)")
     ev.add_argument("--agent-seed", type=int, default=1, help="seed of the agent's own randomness")
@@ -80,6 +82,18 @@ def register(subparsers) -> None:
     add_json_flag(train)
     train.set_defaults(handler=run_train)
 
+    cross = actions.add_parser("train-crossline", help="fit the cross-line correction of the learned values "
+                               "(resumable)")
+    _add_scoring(cross)
+    cross.add_argument("--rounds", type=int, default=10, help="fitting rounds (default: %(default)s)")
+    cross.add_argument("--games", type=int, default=200_000, help="self-play games per round (default: %(default)s)")
+    cross.add_argument("--seed", type=int, default=0, help="fitting seed (default: %(default)s)")
+    cross.add_argument("--ridge", type=float, default=100.0, help="ridge penalty of the fit (default: %(default)s)")
+    cross.add_argument("--table", help="learned table (default: results/poker_squares/values_<scoring>.npz)")
+    cross.add_argument("--out", help="weights file (default: results/poker_squares/crossline_<scoring>.npz)")
+    add_json_flag(cross)
+    cross.set_defaults(handler=run_train_crossline)
+
     play = actions.add_parser("play", help="play Poker Squares in the terminal with hints")
     _add_scoring(play)
     play.add_argument("--seed", type=int, default=0, help="deal seed (default: %(default)s)")
@@ -102,6 +116,9 @@ def _parse_options(pairs: list[str]) -> dict:
         if "=" not in pair:
             raise ValueError(f"--option takes KEY=VALUE, got {pair!r}")
         key, value = pair.split("=", 1)
+        if value.lower() in ("true", "false"):
+            options[key] = value.lower() == "true"
+            continue
         for cast in (int, float):
             try:
                 value = cast(value)
@@ -210,6 +227,21 @@ def run_train(args) -> int:
 
     summary = train(points, args.games, seed=args.seed, eps_start=args.eps_start, eps_end=args.eps_end,
                     path=args.out, progress=None if args.json else progress)
+    emit_result(summary, args.json)
+    return 0
+
+
+def run_train_crossline(args) -> int:
+    from envs.poker_squares.game import parse_points
+    from solvers.poker_squares.crossline import fit_rounds
+
+    points = parse_points(args.scoring)
+
+    def progress(done, total, mean, seconds):
+        print(f"round {done} / {total}   mean of its games {mean:7.2f}   {seconds:7.0f} s", flush=True)
+
+    summary = fit_rounds(points, args.rounds, args.games, seed=args.seed, ridge=args.ridge, path=args.out,
+                         table=args.table, progress=None if args.json else progress)
     emit_result(summary, args.json)
     return 0
 

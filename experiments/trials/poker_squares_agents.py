@@ -5,7 +5,8 @@ depend only on its stream, so all agents meet the same cards (paired
 comparisons). Each row is one game: the score, the seconds it took, the
 category of each of its ten lines and the final grid (card ids by cell, for
 the placement heatmaps of the notebook). The ``budgets`` field adds the
-``mc_learned`` agent at several time budgets per game (score vs time).
+``budget_agent`` (one that takes ``seconds_per_game``) at several time budgets
+per game (score vs time).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from solvers.stats import mean_ci, paired_diff_ci
 
 NAME = "poker_squares_agents"
 VERSION = 1
-PARAMS = {"deals_per_trial": int, "scorings": list, "agents": list, "budgets": list, "budget_scoring": str}
+PARAMS = {"deals_per_trial": int, "scorings": list, "agents": list, "budget_agent": str, "budgets": list,
+          "budget_scoring": str}
 
 
 def validate(params: dict) -> None:
@@ -29,6 +31,15 @@ def validate(params: dict) -> None:
             raise ValueError(f"field 'scorings': {s!r} is not american or english (the learned tables)")
     if any(float(b) <= 0 for b in params["budgets"]):
         raise ValueError("field 'budgets': every time budget must be > 0 seconds")
+    import pyspiel
+
+    import envs  # noqa: F401
+    from solvers.bots import bot_specs
+
+    spec = bot_specs(pyspiel.load_game("poker_squares")).get(params["budget_agent"])
+    if spec is None or "seconds_per_game" not in spec.options:
+        raise ValueError(f"field 'budget_agent': {params['budget_agent']!r} is not a Poker Squares agent with a "
+                         "time budget per game")
 
 
 def trial_specs(params: dict) -> list[dict]:
@@ -36,7 +47,7 @@ def trial_specs(params: dict) -> list[dict]:
     specs = []
     for batch in range(params["trials"]):
         runs = [(agent, scoring, 0.0) for scoring in params["scorings"] for agent in params["agents"]]
-        runs += [("mc_learned", params["budget_scoring"], float(b)) for b in params["budgets"]]
+        runs += [(params["budget_agent"], params["budget_scoring"], float(b)) for b in params["budgets"]]
         for agent, scoring, budget in runs:
             specs.append({"trial": len(specs), "stream": batch, "batch": batch, "agent": agent,
                           "scoring": scoring, "budget": budget})
@@ -130,7 +141,7 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
         err = np.vstack([budgets["mean"] - budgets["ci95_low"], budgets["ci95_high"] - budgets["mean"]])
         ax.errorbar(budgets["budget_seconds"], budgets["mean"], yerr=err, fmt="o-")
         ax.set(xscale="log", xlabel="seconds per game", ylabel="mean score",
-               title=f"mc_learned, {params['budget_scoring']}")
+               title=f"{params['budget_agent']}, {params['budget_scoring']}")
         fig.tight_layout()
         writer.figure("score_vs_budget", fig)
         text += ["Score against the time budget per game:", "", markdown_table(budgets, float_format="{:.4g}"),

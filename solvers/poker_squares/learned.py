@@ -147,7 +147,8 @@ def line_key(state, player, line, placed):
 
 
 @numba.njit(cache=True)
-def _value_with_seen(state, player, line, placed, seen, cfg, table, values):
+def line_value_with_seen(state, player, line, placed, seen, cfg, table, values):
+    """Learned value of ``line`` (its points once full) with ``placed`` cards on the grid and ``seen`` seen."""
     key = key_with_seen(state, player, line, placed, seen)
     if key < 0:
         return float(K.line_points(state, player, line, cfg, table))
@@ -157,7 +158,7 @@ def _value_with_seen(state, player, line, placed, seen, cfg, table, values):
 @numba.njit(cache=True)
 def line_value(state, player, line, placed, cfg, table, values):
     """Learned expected final points of ``line`` (exact points once it is full); seen: the grid."""
-    return _value_with_seen(state, player, line, placed, seen_word(state, player), cfg, table, values)
+    return line_value_with_seen(state, player, line, placed, seen_word(state, player), cfg, table, values)
 
 
 @numba.njit(cache=True)
@@ -165,7 +166,7 @@ def grid_value_with_seen(state, player, placed, seen, cfg, table, values):
     """Sum of the ten line values of ``player``'s grid valued with ``placed`` cards and ``seen`` cards seen."""
     total = 0.0
     for line in range(K.NUM_LINES):
-        total += _value_with_seen(state, player, line, placed, seen, cfg, table, values)
+        total += line_value_with_seen(state, player, line, placed, seen, cfg, table, values)
     return total
 
 
@@ -182,10 +183,10 @@ def _gain_with_seen(state, player, cell, card, seen, cfg, table, values):
     base = K.S_GRID + K.NUM_CELLS * player
     after = state[K.S_NUM_PLACED + player] + 1
     row, col = K.CELL_LINES[cell, 0], K.CELL_LINES[cell, 1]
-    before = _value_with_seen(state, player, row, after, seen, cfg, table, values) + _value_with_seen(
+    before = line_value_with_seen(state, player, row, after, seen, cfg, table, values) + line_value_with_seen(
         state, player, col, after, seen, cfg, table, values)
     state[base + cell] = card
-    gain = _value_with_seen(state, player, row, after, seen, cfg, table, values) + _value_with_seen(
+    gain = line_value_with_seen(state, player, row, after, seen, cfg, table, values) + line_value_with_seen(
         state, player, col, after, seen, cfg, table, values) - before
     state[base + cell] = -1
     return gain
@@ -218,7 +219,7 @@ def best_value_after(work, player, card, cfg, table, values):
     before = np.empty(K.NUM_LINES, np.float64)
     total = 0.0
     for line in range(K.NUM_LINES):
-        before[line] = _value_with_seen(work, player, line, after, seen, cfg, table, values)
+        before[line] = line_value_with_seen(work, player, line, after, seen, cfg, table, values)
         total += before[line]
     best = -np.inf
     for cell in range(K.NUM_CELLS):
@@ -226,8 +227,8 @@ def best_value_after(work, player, card, cfg, table, values):
             continue
         row, col = K.CELL_LINES[cell, 0], K.CELL_LINES[cell, 1]
         work[base + cell] = card
-        gain = (_value_with_seen(work, player, row, after, seen, cfg, table, values)
-                + _value_with_seen(work, player, col, after, seen, cfg, table, values) - before[row] - before[col])
+        gain = (line_value_with_seen(work, player, row, after, seen, cfg, table, values)
+                + line_value_with_seen(work, player, col, after, seen, cfg, table, values) - before[row] - before[col])
         work[base + cell] = -1
         if gain > best:
             best = gain

@@ -48,6 +48,7 @@ from envs.rng import shuffle
 from envs.poker_squares import kernels as K
 from solvers.bots import Option, register_bot
 from solvers.poker_squares import search as S
+from solvers.poker_squares.crossline import NO_WEIGHTS
 from solvers.poker_squares.search_agents import SquaresBot
 
 NODES_PER_ITERATION = K.NUM_CELLS + 1  # one new decision node and its after-state children at most
@@ -172,19 +173,19 @@ def _iterate(state, player, cfg, table, values, rng, uct_c, depth, num_iteration
         while True:
             if first[node] < 0 and not _expand(work, player, node, first, count, label, sibling, visits, total,
                                                meta, cands):
-                ret = S.rollout_value(work, player, cfg, table, values, rng, S.POLICY_LEARNED, depth)
+                ret = S.rollout_value(work, player, cfg, table, values, NO_WEIGHTS, rng, S.POLICY_LEARNED, depth)
                 break
             after = _select(node, uct_c, sd, first, count, visits, total)
             K.place_card(work, player, label[after])
             path[length] = after
             length += 1
             if visits[after] == 0 or work[K.S_NUM_PLACED + player] == K.NUM_CELLS:
-                ret = S.rollout_value(work, player, cfg, table, values, rng, S.POLICY_LEARNED, depth)
+                ret = S.rollout_value(work, player, cfg, table, values, NO_WEIGHTS, rng, S.POLICY_LEARNED, depth)
                 break
             node = _decision_child(after, K.card_to_place(work, player), first, count, label, sibling, visits,
                                    total, meta)
             if node < 0:
-                ret = S.rollout_value(work, player, cfg, table, values, rng, S.POLICY_LEARNED, depth)
+                ret = S.rollout_value(work, player, cfg, table, values, NO_WEIGHTS, rng, S.POLICY_LEARNED, depth)
                 break
             path[length] = node
             length += 1

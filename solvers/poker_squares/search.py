@@ -34,7 +34,9 @@ import numpy as np
 from envs.cards import NUM_CARDS
 from envs.rng import shuffle
 from envs.poker_squares import kernels as K
-from solvers.poker_squares.learned import best_value_after, grid_value, learned_cell, placement_gain
+from solvers.poker_squares.crossline import (NO_WEIGHTS, NUM_FEATURES, best_corrected_after, corrected_cell,
+                                             corrected_value)
+from solvers.poker_squares.learned import best_value_after, grid_value, learned_cell, placement_gain, seen_word
 
 POLICY_GREEDY = 0
 POLICY_LEARNED = 1
@@ -75,13 +77,24 @@ def candidate_cells(state, player, out):
 
 
 @numba.njit(cache=True)
-def rollout_value(work, player, cfg, table, values, rng, policy, depth):
-    """Place the remaining cards of ``work`` (deal complete) for ``player``; return the final value."""
+def rollout_value(work, player, cfg, table, values, weights, rng, policy, depth):
+    """Place the remaining cards of ``work`` (deal complete) for ``player``; return the final value.
+
+    With ``weights`` (not empty) the learned policy and the value at the cut
+    use the grid value with its cross-line correction.
+    """
     moves = 0
+    corrected = weights.shape[0] > 0
     while work[K.S_NUM_PLACED + player] < K.NUM_CELLS:
         if depth >= 0 and moves >= depth:
+            if corrected:
+                placed = work[K.S_NUM_PLACED + player]
+                return corrected_value(work, player, placed, seen_word(work, player), cfg, table, values, weights,
+                                       np.empty(NUM_FEATURES, np.float64))
             return grid_value(work, player, cfg, table, values)
-        if policy == POLICY_LEARNED:
+        if policy == POLICY_LEARNED and corrected:
+            cell = corrected_cell(work, player, cfg, table, values, weights)
+        elif policy == POLICY_LEARNED:
             cell = learned_cell(work, player, cfg, table, values, rng)
         else:
             cell = K.greedy_cell(work, player, cfg, table, rng)
@@ -91,7 +104,7 @@ def rollout_value(work, player, cfg, table, values, rng, policy, depth):
 
 
 @numba.njit(cache=True)
-def _mc_batch(state, player, cfg, table, values, cands, ncand, num_sims, rng, policy, depth, sums):
+def _mc_batch(state, player, cfg, table, values, weights, cands, ncand, num_sims, rng, policy, depth, sums):
     unseen = np.empty(NUM_CARDS, np.int64)
     nunseen = K.unseen_cards(state, unseen)
     work = np.empty_like(state)
@@ -108,20 +121,23 @@ def _mc_batch(state, player, cfg, table, values, cands, ncand, num_sims, rng, po
             work[K.S_NUM_DEALT] = K.NUM_CELLS
             work[base + cands[i]] = work[K.S_DEAL + placed]
             work[K.S_NUM_PLACED + player] = placed + 1
-            sums[i] += rollout_value(work, player, cfg, table, values, rng, policy, depth)
+            sums[i] += rollout_value(work, player, cfg, table, values, weights, rng, policy, depth)
 
 
-def mc_batch(state, player, cfg, table, values, cands, num_sims, rng, policy, depth, sums) -> None:
+def mc_batch(state, player, cfg, table, values, cands, num_sims, rng, policy, depth, sums,
+             weights=NO_WEIGHTS) -> None:
     """Add the values of ``num_sims`` rollouts per candidate cell to ``sums`` (float64 (len(cands),)).
 
     ``policy`` is ``POLICY_GREEDY`` or ``POLICY_LEARNED``; ``depth`` < 0 plays
     to the end, otherwise the grid is valued by the learned table after
     ``depth`` placements. ``rng`` is a ``xorshift`` generator state.
+    ``weights`` (not empty) add the cross-line correction to the learned policy
+    and values.
     """
     if len(sums) != len(cands):
         raise ValueError("sums must have one entry per candidate cell")
-    _mc_batch(state, player, cfg, table, values, cands, len(cands), int(num_sims), rng, int(policy),
-              int(depth), sums)
+    _mc_batch(state, player, cfg, table, values, np.ascontiguousarray(weights, dtype=np.float64), cands, len(cands),
+              int(num_sims), rng, int(policy), int(depth), sums)
 
 
 @numba.njit(cache=True)
@@ -139,15 +155,21 @@ def chance_cards(state, player, level, out):
 
 
 @numba.njit(cache=True)
-def _two_ply(work, player, cfg, table, values, nxt, nnext, skip1, skip2):
-    """Mean over the next cards ``nxt[:nnext]`` (less ``skip1``, ``skip2``) of the best grid value after it."""
+def _two_ply(work, player, cfg, table, values, weights, nxt, nnext, skip1, skip2):
+    """Mean over the next cards ``nxt[:nnext]`` (less ``skip1``, ``skip2``) of the best grid value after it.
+
+    The grid value is the learned one, corrected by ``weights`` unless they are empty.
+    """
     if work[K.S_NUM_PLACED + player] == K.NUM_CELLS:
         return float(K.grid_score(work, player, cfg, table))
     total = 0.0
     count = 0
     for k in range(nnext):
         if nxt[k] != skip1 and nxt[k] != skip2:
-            total += best_value_after(work, player, nxt[k], cfg, table, values)
+            if weights.shape[0] == 0:
+                total += best_value_after(work, player, nxt[k], cfg, table, values)
+            else:
+                total += best_corrected_after(work, player, nxt[k], cfg, table, values, weights)
             count += 1
     return total / count
 
@@ -168,7 +190,7 @@ def _widest_cells(work, player, card, cfg, table, values, width, chosen):
 
 
 @numba.njit(cache=True)
-def _three_ply(work, player, cfg, table, values, nxt, nnext, later, nlater, skip, width):
+def _three_ply(work, player, cfg, table, values, weights, nxt, nnext, later, nlater, skip, width):
     """Three-ply value of ``work``: the mean over the next cards ``nxt`` (less ``skip``) of their best cell.
 
     Only the ``width`` cells of highest placement gain are tried, each valued
@@ -177,7 +199,7 @@ def _three_ply(work, player, cfg, table, values, nxt, nnext, later, nlater, skip
     base = K.S_GRID + K.NUM_CELLS * player
     placed = work[K.S_NUM_PLACED + player]
     if placed >= K.NUM_CELLS - 1:
-        return _two_ply(work, player, cfg, table, values, nxt, nnext, skip, -1)
+        return _two_ply(work, player, cfg, table, values, weights, nxt, nnext, skip, -1)
     chosen = np.empty(K.NUM_CELLS, np.int64)
     total = 0.0
     count = 0
@@ -189,7 +211,7 @@ def _three_ply(work, player, cfg, table, values, nxt, nnext, later, nlater, skip
         for j in range(_widest_cells(work, player, card, cfg, table, values, width, chosen)):
             work[base + chosen[j]] = card
             work[K.S_NUM_PLACED + player] = placed + 1
-            value = _two_ply(work, player, cfg, table, values, later, nlater, skip, card)
+            value = _two_ply(work, player, cfg, table, values, weights, later, nlater, skip, card)
             work[base + chosen[j]] = -1
             work[K.S_NUM_PLACED + player] = placed
             best = max(best, value)
@@ -199,7 +221,7 @@ def _three_ply(work, player, cfg, table, values, nxt, nnext, later, nlater, skip
 
 
 @numba.njit(cache=True)
-def _four_ply(work, player, cfg, table, values, first, nfirst, second, nsecond, third, nthird, width):
+def _four_ply(work, player, cfg, table, values, weights, first, nfirst, second, nsecond, third, nthird, width):
     """Four-ply value of ``work``: the mean over the next cards ``first`` of their best cell.
 
     Only the ``width`` cells of highest placement gain are tried, each valued
@@ -217,7 +239,8 @@ def _four_ply(work, player, cfg, table, values, first, nfirst, second, nsecond, 
         for j in range(_widest_cells(work, player, card, cfg, table, values, width, chosen)):
             work[base + chosen[j]] = card
             work[K.S_NUM_PLACED + player] = placed + 1
-            value = _three_ply(work, player, cfg, table, values, second, nsecond, third, nthird, card, width)
+            value = _three_ply(work, player, cfg, table, values, weights, second, nsecond, third, nthird, card,
+                                   width)
             work[base + chosen[j]] = -1
             work[K.S_NUM_PLACED + player] = placed
             best = max(best, value)
@@ -226,7 +249,7 @@ def _four_ply(work, player, cfg, table, values, first, nfirst, second, nsecond, 
 
 
 @numba.njit(cache=True)
-def _expectimax(state, player, cfg, table, values, cands, ncand, first, nfirst, depth, width, out):
+def _expectimax(state, player, cfg, table, values, weights, cands, ncand, first, nfirst, depth, width, out):
     base = K.S_GRID + K.NUM_CELLS * player
     placed = state[K.S_NUM_PLACED + player]
     card = state[K.S_DEAL + placed]
@@ -239,12 +262,13 @@ def _expectimax(state, player, cfg, table, values, cands, ncand, first, nfirst, 
         work[base + cands[i]] = card
         work[K.S_NUM_PLACED + player] = placed + 1
         if depth == 2:
-            out[i] = _two_ply(work, player, cfg, table, values, first, nfirst, -1, -1)
+            out[i] = _two_ply(work, player, cfg, table, values, weights, first, nfirst, -1, -1)
         elif depth == 3:
-            out[i] = _three_ply(work, player, cfg, table, values, first, nfirst, second, nsecond, -1, width)
+            out[i] = _three_ply(work, player, cfg, table, values, weights, first, nfirst, second, nsecond, -1,
+                                width)
         else:
-            out[i] = _four_ply(work, player, cfg, table, values, first, nfirst, second, nsecond, third, nthird,
-                               width)
+            out[i] = _four_ply(work, player, cfg, table, values, weights, first, nfirst, second, nsecond, third,
+                               nthird, width)
         work[base + cands[i]] = -1
         work[K.S_NUM_PLACED + player] = placed
 
@@ -255,7 +279,8 @@ def next_cards(state, player) -> np.ndarray:
     return out[:chance_cards(state, player, 0, out)]
 
 
-def expectimax_values(state, player, cfg, table, values, cands, depth=2, width=K.NUM_CELLS, first=None) -> np.ndarray:
+def expectimax_values(state, player, cfg, table, values, cands, depth=2, width=K.NUM_CELLS, first=None,
+                      weights=NO_WEIGHTS) -> np.ndarray:
     """Expectimax value of each candidate cell: float64 (len(cands),).
 
     ``depth`` 2: the expectation over the next card (every unseen card, or the
@@ -267,6 +292,9 @@ def expectimax_values(state, player, cfg, table, values, cands, depth=2, width=K
     so the result is deterministic. ``first`` (int64 (m,), a subset of
     ``next_cards``) restricts the next card to those cards: the mean is then
     over them alone, which lets a caller sample chance and stop on a clock.
+    ``weights`` (float64 (26, crossline.NUM_FEATURES)) add the cross-line
+    correction to the grid values at the leaves; the cells deeper levels try
+    are still those of highest plain learned gain.
     """
     if depth not in (2, 3, 4) or width < 1:
         raise ValueError(f"expectimax depth must be 2, 3 or 4 and width >= 1, got depth {depth}, width {width}")
@@ -274,6 +302,9 @@ def expectimax_values(state, player, cfg, table, values, cands, depth=2, width=K
     if len(first) == 0:
         raise ValueError("expectimax needs at least one next card")
     out = np.zeros(len(cands), dtype=np.float64)
-    _expectimax(state, player, cfg, table, values, cands, len(cands), first, len(first), int(depth), int(width),
-                out)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if weights.ndim != 2 or weights.shape[1] != NO_WEIGHTS.shape[1]:
+        raise ValueError(f"weights must be float64 (n, {NO_WEIGHTS.shape[1]}), got shape {weights.shape}")
+    _expectimax(state, player, cfg, table, values, weights, cands, len(cands), first, len(first), int(depth),
+                int(width), out)
     return out

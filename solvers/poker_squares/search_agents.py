@@ -11,6 +11,11 @@
 - ``expectimax_deep``: ``expectimax`` with its strongest settings as
   defaults (three plies for the 6 cells two plies rank highest, 3 cells per
   next card; about 1.5 s per game).
+- ``crossline``: like ``learned``, on the learned grid value plus its
+  cross-line correction (``solvers.poker_squares.crossline``: empty cells that
+  must serve two lines, lines competing for one suit or rank).
+- ``expectimax_cross``: two-ply ``expectimax`` on the corrected values
+  (option ``crossline`` of ``expectimax``).
 - ``mc``: flat Monte Carlo over the candidate cells, every cell played out on
   the same sampled card orders, rollouts by the game's greedy kernel or by the
   learned policy, optionally cut after ``depth`` placements and valued by the
@@ -23,10 +28,13 @@
 - ``mc_learned``: ``mc`` with its strongest settings as defaults (the 6
   cells expectimax ranks highest, learned rollouts of 3 placements, then the
   learned table; 4.5 s per game).
+- ``mc_cross``: ``mc_learned`` with the cross-line correction (option
+  ``crossline`` of ``mc``) in the ranking, the rollout policy and the cut.
 
 The learned table is that of the game's point system, read from
 ``results/poker_squares/`` (``gamut squares train`` makes it); ``table``
-names another file.
+names another file. The correction is read from there too (``gamut squares
+train-crossline`` fits it on the table; ``weights`` names another file).
 
     >>> import pyspiel, envs
     >>> from solvers.bots import make_bot
@@ -46,6 +54,7 @@ from envs.rng import rng_state, shuffle
 from envs.poker_squares import kernels as K
 from solvers.bots import Option, register_bot
 from solvers.poker_squares import search as S
+from solvers.poker_squares.crossline import NO_WEIGHTS, corrected_cell, load_weights
 from solvers.poker_squares.learned import learned_cell
 from solvers.poker_squares.training import load_values
 
@@ -64,17 +73,24 @@ def _table(game: pyspiel.Game, table: str) -> np.ndarray:
 
 
 class SquaresBot(pyspiel.Bot):
-    """Shared plumbing: own seat check, a kernel generator, the learned table."""
+    """Shared plumbing: own seat check, a kernel generator, the learned table, the cross-line weights."""
 
     name = ""
 
-    def __init__(self, game: pyspiel.Game, player: int, seed: int, table: str):
+    def __init__(self, game: pyspiel.Game, player: int, seed: int, table: str, crossline: bool = False,
+                 weights: str = ""):
         pyspiel.Bot.__init__(self)
         _check_game(game, self.name)
+        if weights and not crossline:
+            raise ValueError(f"{self.name} option weights names a cross-line correction file: it needs "
+                             "crossline=true")
         self._cfg = game.cfg
         self._player = player
         self._rng = rng_state(seed)
         self._values = _table(game, table)
+        self._weights = NO_WEIGHTS
+        if crossline:
+            self._weights = load_weights(tuple(game.cfg[K.C_POINTS:]), weights or None, table or None)
 
     def player_id(self) -> int:
         return self._player
@@ -98,6 +114,18 @@ class LearnedBot(SquaresBot):
         return learned_cell(work, self._player, self._cfg, HAND_TABLE, self._values, self._rng)
 
 
+class CrosslineBot(SquaresBot):
+    """Greedy on the learned grid value plus its cross-line correction (ties to the lowest cell)."""
+
+    name = "crossline"
+
+    def __init__(self, game, player, seed, table, weights):
+        super().__init__(game, player, seed, table, crossline=True, weights=weights)
+
+    def _choose(self, work: np.ndarray) -> int:
+        return corrected_cell(work, self._player, self._cfg, HAND_TABLE, self._values, self._weights)
+
+
 class ExpectimaxBot(SquaresBot):
     """Two-, three- or four-ply expectimax on the learned grid value (ties to the lowest cell).
 
@@ -114,13 +142,14 @@ class ExpectimaxBot(SquaresBot):
 
     name = "expectimax"
 
-    def __init__(self, game, player, seed, table, depth=2, width=3, keep=0, deepen_at=0, seconds_per_game=0.0):
+    def __init__(self, game, player, seed, table, depth=2, width=3, keep=0, deepen_at=0, seconds_per_game=0.0,
+                 crossline=False, weights=""):
         if depth not in (2, 3, 4) or width < 1 or keep < 0 or not 0 <= deepen_at <= K.NUM_CELLS \
                 or seconds_per_game < 0:
             raise ValueError(f"{self.name} needs depth 2, 3 or 4, width >= 1, keep >= 0, deepen_at in 0..25 and "
                              f"seconds_per_game >= 0; got depth {depth}, width {width}, keep {keep}, "
                              f"deepen_at {deepen_at}, seconds_per_game {seconds_per_game}")
-        super().__init__(game, player, seed, table)
+        super().__init__(game, player, seed, table, crossline, weights)
         self._depth, self._width, self._keep, self._deepen_at = depth, width, keep, deepen_at
         self._seconds = self._left = seconds_per_game
 
@@ -136,7 +165,8 @@ class ExpectimaxBot(SquaresBot):
         depth = self._depth if placed >= self._deepen_at else max(self._depth - 1, 2)
         if depth > 2 and 0 < self._keep < len(cands):
             # The deeper search only for the cells two plies rank highest (stable: ties keep cell order).
-            ranked = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands)
+            ranked = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands,
+                                         weights=self._weights)
             cands = cands[np.sort(np.argsort(-ranked, kind="stable")[:self._keep])]
         first = S.next_cards(work, self._player)
         if self._seconds > 0:
@@ -147,7 +177,7 @@ class ExpectimaxBot(SquaresBot):
             while done < len(first):
                 batch = first[done:done + _CHANCE_BATCH]
                 sums += len(batch) * S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values,
-                                                         cands, depth, self._width, batch)
+                                                         cands, depth, self._width, batch, self._weights)
                 done += len(batch)
                 if time.perf_counter() - started >= budget:
                     break
@@ -155,7 +185,7 @@ class ExpectimaxBot(SquaresBot):
             self._left -= time.perf_counter() - started
         else:
             values = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands, depth,
-                                         self._width, first)
+                                         self._width, first, self._weights)
         return int(cands[int(np.argmax(values))])
 
 
@@ -165,7 +195,7 @@ class MonteCarloBot(SquaresBot):
     name = "mc"
 
     def __init__(self, game, player, seed, table, simulations, seconds_per_game, policy, depth, keep=0,
-                 share="even", blend=0.0):
+                 share="even", blend=0.0, crossline=False, weights=""):
         if not 0.0 <= blend <= 1.0:
             raise ValueError(f"mc option blend must be in [0, 1], got {blend}")
         self._blend = blend
@@ -178,9 +208,12 @@ class MonteCarloBot(SquaresBot):
             raise ValueError("mc needs simulations >= 1, seconds_per_game >= 0 and keep >= 0")
         self._keep = keep
         needs_table = policy == "learned" or depth >= 0 or keep > 0 or blend > 0
+        if crossline and not needs_table:
+            raise ValueError("mc option crossline corrects the learned values: it needs policy 'learned', a "
+                             "depth >= 0, keep or blend")
         self._policy = S.POLICY_LEARNED if policy == "learned" else S.POLICY_GREEDY
         if needs_table:
-            super().__init__(game, player, seed, table)
+            super().__init__(game, player, seed, table, crossline, weights)
         else:
             self._plain_init(game, player, seed)
         self._sims, self._seconds, self._depth = simulations, seconds_per_game, depth
@@ -191,6 +224,7 @@ class MonteCarloBot(SquaresBot):
         _check_game(game, self.name)
         self._cfg, self._player, self._rng = game.cfg, player, rng_state(seed)
         self._values = np.zeros(1, dtype=np.float64)  # never read: greedy rollouts played to the end
+        self._weights = NO_WEIGHTS
 
     def _choose(self, work: np.ndarray) -> int:
         placed = int(work[K.S_NUM_PLACED + self._player])
@@ -203,11 +237,12 @@ class MonteCarloBot(SquaresBot):
         started = time.perf_counter()
         if 0 < self._keep < len(cands):
             # Rollouts only for the cells two-ply expectimax ranks highest (stable: ties keep cell order).
-            ranked = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands)
+            ranked = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands,
+                                         weights=self._weights)
             cands = cands[np.sort(np.argsort(-ranked, kind="stable")[:self._keep])]
         if self._blend > 0:
             three = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands, 3,
-                                        _BLEND_WIDTH)
+                                        _BLEND_WIDTH, weights=self._weights)
         sums = np.zeros(len(cands), dtype=np.float64)
         sims = 0
         if self._seconds > 0:
@@ -221,14 +256,14 @@ class MonteCarloBot(SquaresBot):
                 budget = self._left * len(cands) / (len(cands) + later)
             while True:
                 S.mc_batch(work, self._player, self._cfg, HAND_TABLE, self._values, cands, _BATCH, self._rng,
-                           self._policy, self._depth, sums)
+                           self._policy, self._depth, sums, self._weights)
                 sims += _BATCH
                 if time.perf_counter() - started >= budget:
                     break
             self._left -= time.perf_counter() - started
         else:
             S.mc_batch(work, self._player, self._cfg, HAND_TABLE, self._values, cands, self._sims, self._rng,
-                       self._policy, self._depth, sums)
+                       self._policy, self._depth, sums, self._weights)
             sims = self._sims
         values = sums / sims
         if self._blend > 0:
@@ -237,15 +272,25 @@ class MonteCarloBot(SquaresBot):
 
 
 _TABLE = Option(str, "", "learned table file (default: the game's point system under results/poker_squares/)")
+_WEIGHTS = Option(str, "", "cross-line correction file (default: the game's point system under "
+                  "results/poker_squares/)")
 
 register_bot("learned", "poker_squares", lambda game, player, seed, table: LearnedBot(game, player, seed, table),
              "places each card where the learned value of the grid (sum of learned line values) is highest",
              {"table": _TABLE})
 
 
-def _expectimax_options(depth: int, keep: int) -> dict:
+register_bot("crossline", "poker_squares",
+             lambda game, player, seed, table, weights: CrosslineBot(game, player, seed, table, weights),
+             "places each card where the learned grid value plus its cross-line correction is highest",
+             {"table": _TABLE, "weights": _WEIGHTS})
+
+
+def _expectimax_options(depth: int, keep: int, crossline: bool = False) -> dict:
     return {
         "table": _TABLE,
+        "crossline": Option(bool, crossline, "add the cross-line correction to the learned grid values"),
+        "weights": _WEIGHTS,
         "depth": Option(int, depth, "plies: 2 (each next card placed at its best cell), 3 or 4 (and the cards "
                         "after it)"),
         "width": Option(int, 3, "with depth 3 or 4: cells tried per later card, those of highest learned gain"),
@@ -264,9 +309,13 @@ register_bot("expectimax_deep", "poker_squares",
              lambda game, player, seed, **o: ExpectimaxBot(game, player, seed, **o),
              "the strongest setting of expectimax: three plies for the 6 best two-ply cells, 3 cells per next card",
              _expectimax_options(depth=3, keep=6))
+register_bot("expectimax_cross", "poker_squares",
+             lambda game, player, seed, **o: ExpectimaxBot(game, player, seed, **o),
+             "two-ply expectimax on the learned grid values with their cross-line correction",
+             _expectimax_options(depth=2, keep=0, crossline=True))
 
 
-def _mc_options(seconds: float, policy: str, depth: int, keep: int, blend: float) -> dict:
+def _mc_options(seconds: float, policy: str, depth: int, keep: int, blend: float, crossline: bool = False) -> dict:
     return {
         "table": _TABLE,
         "simulations": Option(int, 100, "rollouts per candidate cell and move (when seconds_per_game is 0)"),
@@ -276,6 +325,9 @@ def _mc_options(seconds: float, policy: str, depth: int, keep: int, blend: float
         "keep": Option(int, keep, "roll out only the cells two-ply expectimax ranks highest, this many (0: all)"),
         "share": Option(str, "even", "time per move: 'even' (equal shares) or 'cells' (in proportion to the cells tried)"),
         "blend": Option(float, blend, "weight of three-ply expectimax values averaged with the rollout means (0: none)"),
+        "crossline": Option(bool, crossline, "add the cross-line correction to the learned values (policy, cut, "
+                            "ranking)"),
+        "weights": _WEIGHTS,
     }
 
 
@@ -285,3 +337,6 @@ register_bot("mc", "poker_squares", lambda game, player, seed, **o: MonteCarloBo
 register_bot("mc_learned", "poker_squares", lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
              "the strongest setting of mc: the 6 best expectimax cells, learned rollouts cut after 3 placements, "
              "4.5 s per game", _mc_options(seconds=4.5, policy="learned", depth=3, keep=6, blend=0.0))
+register_bot("mc_cross", "poker_squares", lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
+             "mc_learned on the learned values with their cross-line correction (ranking, rollouts and cut), "
+             "4.5 s per game", _mc_options(seconds=4.5, policy="learned", depth=3, keep=6, blend=0.0, crossline=True))
