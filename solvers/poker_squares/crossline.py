@@ -65,7 +65,8 @@ import numpy as np
 from envs.cards import NUM_CARDS, popcount
 from envs.rng import rng_state, shuffle
 from envs.poker_squares import kernels as K
-from solvers.poker_squares.learned import card_seen_word, grid_value_with_seen, line_value_with_seen, seen_word
+from solvers.poker_squares.learned import (card_seen_word, grid_value_with_seen, line_masks, line_value_with_seen,
+                                           live_windows, seen_word)
 from solvers.poker_squares.training import RESULTS_DIR, system_name, table_path
 
 WEIGHTS_VERSION = 1
@@ -75,7 +76,6 @@ NUM_PLACED = K.NUM_CELLS + 1
 F_CROSS_FLUSH, F_FLUSH_PAIRS, F_FLUSH_SHORT, F_RANK_PAIRS, F_RANK_SHORT, F_BIAS = range(NUM_CLASSES ** 2,
                                                                                        NUM_FEATURES)
 NO_WEIGHTS = np.zeros((0, NUM_FEATURES), dtype=np.float64)
-_WHEEL = 0x100F
 _SUIT_SHIFT = 40
 
 
@@ -87,25 +87,7 @@ def line_class(state, player, line, seen, out):
     cells, ``out[3]`` bit mask of held ranks (rank - 2) for a line with a pair
     or better, else 0.
     """
-    base = K.S_GRID + K.NUM_CELLS * player
-    m1 = m2 = m3 = 0
-    suits = 0
-    n = 0
-    suit = 0
-    for i in range(K.GRID_SIZE):
-        card = state[base + K.LINES[line, i]]
-        if card < 0:
-            continue
-        n += 1
-        bit = 1 << (card >> 2)
-        suit = card & 3
-        suits |= 1 << suit
-        if m2 & bit:
-            m3 |= bit
-        elif m1 & bit:
-            m2 |= bit
-        else:
-            m1 |= bit
+    n, suits, suit, m1, m2, m3, _ = line_masks(state, player, line)
     out[1] = -1
     out[2] = K.GRID_SIZE - n
     out[3] = 0
@@ -121,15 +103,7 @@ def line_class(state, player, line, seen, out):
         if popcount(suits) == 1 and 13 - ((seen >> (_SUIT_SHIFT + 4 * suit)) & 15) >= K.GRID_SIZE - n:
             flush = True
             out[1] = suit
-        dead = 0
-        for r in range(13):
-            if ((seen >> (3 * r)) & 7) >= 4:
-                dead |= 1 << r
-        straight = m1 & _WHEEL == m1 and (_WHEEL & ~m1) & dead == 0
-        for low in range(9):
-            window = 0x1F << low
-            if m1 & window == m1 and (window & ~m1) & dead == 0:
-                straight = True
+        straight = live_windows(m1, seen) > 0
         if flush and straight:
             out[0] = 6
         elif flush:

@@ -83,8 +83,12 @@ def seen_word(state, player):
 
 
 @numba.njit(cache=True)
-def key_with_seen(state, player, line, placed, seen):
-    """Abstract key of ``line`` given the packed seen cards ``seen``; -1 if the line is full."""
+def line_masks(state, player, line):
+    """Cards of ``line`` of ``player``'s grid: ``(n, suits, suit, m1, m2, m3, m4)``.
+
+    ``n`` cards; ``suits`` the bit mask of their suits and ``suit`` the last
+    one's; ``mk`` the bit mask (rank - 2) of the ranks held at least k times.
+    """
     base = K.S_GRID + K.NUM_CELLS * player
     m1 = m2 = m3 = m4 = 0
     suits = 0
@@ -106,6 +110,31 @@ def key_with_seen(state, player, line, placed, seen):
             m2 |= bit
         else:
             m1 |= bit
+    return n, suits, suit, m1, m2, m3, m4
+
+
+@numba.njit(cache=True)
+def live_windows(ranks, seen):
+    """Five-rank windows (ace high or low) holding the ranks ``ranks`` whose other ranks all have an unseen card."""
+    # Ranks with no unseen card left (all four seen): a window needing one is dead.
+    dead = 0
+    for r in range(13):
+        if ((seen >> (3 * r)) & 7) >= 4:
+            dead |= 1 << r
+    windows = 0
+    if ranks & _WHEEL == ranks and (_WHEEL & ~ranks) & dead == 0:
+        windows += 1
+    for low in range(9):
+        window = 0x1F << low
+        if ranks & window == ranks and (window & ~ranks) & dead == 0:
+            windows += 1
+    return windows
+
+
+@numba.njit(cache=True)
+def key_with_seen(state, player, line, placed, seen):
+    """Abstract key of ``line`` given the packed seen cards ``seen``; -1 if the line is full."""
+    n, suits, suit, m1, m2, m3, m4 = line_masks(state, player, line)
     if n == K.GRID_SIZE:
         return -1
     pattern = popcount(m1 & ~m2) + 5 * (popcount(m2 & ~m3) + 3 * (popcount(m3 & ~m4) + 2 * popcount(m4)))
@@ -116,24 +145,10 @@ def key_with_seen(state, player, line, placed, seen):
             spare = 13 - ((seen >> (_SUIT_SHIFT + 4 * suit)) & 15) - (K.GRID_SIZE - n)
             if spare >= 0:
                 flush = 1 + min(spare, 3)
-        # Ranks with no unseen card left (all four seen): a window needing one is dead.
-        dead = 0
         for r in range(13):
-            count = (seen >> (3 * r)) & 7
-            if count >= 4:
-                dead |= 1 << r
-            elif m1 >> r & 1:
-                outs += 4 - count
-        straight = 0
-        if m2 == 0:
-            windows = 0
-            if m1 & _WHEEL == m1 and (_WHEEL & ~m1) & dead == 0:
-                windows += 1
-            for low in range(9):
-                window = 0x1F << low
-                if m1 & window == m1 and (window & ~m1) & dead == 0:
-                    windows += 1
-            straight = min(windows, NUM_STRAIGHT - 1)
+            if m1 >> r & 1:
+                outs += 4 - ((seen >> (3 * r)) & 7)
+        straight = min(live_windows(m1, seen), NUM_STRAIGHT - 1) if m2 == 0 else 0
         outs = min(outs, NUM_RANK_OUTS - 1)
     is_col = 1 if line >= K.GRID_SIZE else 0
     return (((((placed * 2 + is_col) * NUM_PATTERNS + pattern) * NUM_FLUSH + flush) * NUM_STRAIGHT + straight)
