@@ -124,6 +124,8 @@ def run_experiment(
         Show a progress bar with rate and ETA.
     """
     started = time.perf_counter()
+    # The commit the trials run on, taken before this run writes its own (tracked) result files.
+    commit = provenance.git_commit()
     experiment = load_experiment(name, profile, config_path)
     runner = make_backend(backend, address, workers)
     specs = experiment.trial_specs()
@@ -163,11 +165,12 @@ def run_experiment(
     report = experiment.module.summarize(table, experiment.config.params, writer)
     (folder / REPORT_FRAGMENT).write_text(report.rstrip() + "\n")
     wall = time.perf_counter() - started
-    write_json(folder / METADATA, _metadata(experiment, runner, records, wall, writer.written))
+    write_json(folder / METADATA, _metadata(experiment, runner, records, wall, writer.written, commit))
     return RunSummary(experiment.name, folder, len(specs), len(finished), len(tasks), wall)
 
 
-def _metadata(experiment: Experiment, runner, records: dict[int, dict], wall: float, files: list[str]) -> dict:
+def _metadata(experiment: Experiment, runner, records: dict[int, dict], wall: float, files: list[str],
+              commit: str | None) -> dict:
     params = experiment.config.params
     return {
         "experiment": experiment.name,
@@ -176,7 +179,7 @@ def _metadata(experiment: Experiment, runner, records: dict[int, dict], wall: fl
         "profile": experiment.config.profile,
         "toolkit_version": provenance.toolkit_version(),
         "game_versions": provenance.game_versions(),
-        "git_commit": provenance.git_commit(),
+        "git_commit": commit,
         "config": {"source": experiment.config.source, "params": params},
         "seeds": {
             "base_seed": params["seed"],

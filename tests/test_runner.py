@@ -52,6 +52,15 @@ def test_local_run_writes_tables_metadata_and_report(tmp_path):
     assert "Mean of trial means" in (summary.folder / "report.md").read_text()
 
 
+def test_metadata_records_the_commit_as_it_was_before_the_run_wrote_its_results(tmp_path, monkeypatch):
+    from experiments import provenance
+
+    states = iter(["abc123", "abc123-dirty"])  # the results the run writes would make the checkout dirty
+    monkeypatch.setattr(provenance, "git_commit", lambda: next(states))
+    summary = run_toy(tmp_path, write_config(tmp_path), workers=1)
+    assert json.loads((summary.folder / "metadata.json").read_text())["git_commit"] == "abc123"
+
+
 def test_quick_profile_is_kept_apart_and_smaller(tmp_path):
     summary = run_toy(tmp_path, write_config(tmp_path), profile="quick", workers=1)
     assert summary.trials == 3
