@@ -24,6 +24,10 @@ goes to the best of its ``width`` cells of highest learned placement gain,
 valued by two-ply expectimax over the card after it; the pruning keeps the
 cost near ``width`` times that of two plies per next card. Four plies nest
 three the same way.
+
+Both take optional cross-line ``weights`` (``solvers.poker_squares.crossline``):
+the learned grid value at the leaves, in the learned rollout policy and at a
+rollout's cut is then corrected for what lines compete for.
 """
 
 from __future__ import annotations
@@ -240,7 +244,7 @@ def _four_ply(work, player, cfg, table, values, weights, first, nfirst, second, 
             work[base + chosen[j]] = card
             work[K.S_NUM_PLACED + player] = placed + 1
             value = _three_ply(work, player, cfg, table, values, weights, second, nsecond, third, nthird, card,
-                                   width)
+                               width)
             work[base + chosen[j]] = -1
             work[K.S_NUM_PLACED + player] = placed
             best = max(best, value)
@@ -265,7 +269,7 @@ def _expectimax(state, player, cfg, table, values, weights, cands, ncand, first,
             out[i] = _two_ply(work, player, cfg, table, values, weights, first, nfirst, -1, -1)
         elif depth == 3:
             out[i] = _three_ply(work, player, cfg, table, values, weights, first, nfirst, second, nsecond, -1,
-                                width)
+                                    width)
         else:
             out[i] = _four_ply(work, player, cfg, table, values, weights, first, nfirst, second, nsecond, third,
                                nthird, width)
