@@ -54,8 +54,6 @@ continues, ``round_means`` (the mean score of each round's games),
 
 from __future__ import annotations
 
-import hashlib
-import os
 import time
 from pathlib import Path
 
@@ -66,8 +64,8 @@ from envs.cards import NUM_CARDS, popcount
 from envs.rng import rng_state, shuffle
 from envs.poker_squares import kernels as K
 from solvers.poker_squares.learned import (card_seen_word, grid_value_with_seen, line_masks, line_value_with_seen,
-                                           live_windows, seen_word)
-from solvers.poker_squares.training import RESULTS_DIR, system_name, table_path
+                                           live_windows, seen_word, unseen_of_rank, unseen_of_suit)
+from solvers.poker_squares.training import RESULTS_DIR, file_sha256, save_npz, stream_seed, system_name, table_path
 
 WEIGHTS_VERSION = 1
 NUM_CLASSES = 10
@@ -76,7 +74,6 @@ NUM_PLACED = K.NUM_CELLS + 1
 F_CROSS_FLUSH, F_FLUSH_PAIRS, F_FLUSH_SHORT, F_RANK_PAIRS, F_RANK_SHORT, F_BIAS = range(NUM_CLASSES ** 2,
                                                                                        NUM_FEATURES)
 NO_WEIGHTS = np.zeros((0, NUM_FEATURES), dtype=np.float64)
-_SUIT_SHIFT = 40
 
 
 @numba.njit(cache=True)
@@ -100,7 +97,7 @@ def line_class(state, player, line, seen, out):
         out[0] = 9 if m3 != 0 else (8 if popcount(m2) >= 2 else 7)
     else:
         flush = False
-        if popcount(suits) == 1 and 13 - ((seen >> (_SUIT_SHIFT + 4 * suit)) & 15) >= K.GRID_SIZE - n:
+        if popcount(suits) == 1 and unseen_of_suit(seen, suit) >= K.GRID_SIZE - n:
             flush = True
             out[1] = suit
         straight = live_windows(m1, seen) > 0
@@ -138,10 +135,10 @@ def _competition(info, seen, phi):
     phi[F_FLUSH_PAIRS] = phi[F_FLUSH_SHORT] = phi[F_RANK_PAIRS] = phi[F_RANK_SHORT] = 0.0
     for s in range(4):
         phi[F_FLUSH_PAIRS] += drawing[s] * (drawing[s] - 1) // 2
-        phi[F_FLUSH_SHORT] += max(0, needed[s] - (13 - ((seen >> (_SUIT_SHIFT + 4 * s)) & 15)))
+        phi[F_FLUSH_SHORT] += max(0, needed[s] - unseen_of_suit(seen, s))
     for r in range(13):
         phi[F_RANK_PAIRS] += max(0, wanted[r] - 1)
-        phi[F_RANK_SHORT] += max(0, wanted[r] - (4 - ((seen >> (3 * r)) & 7)))
+        phi[F_RANK_SHORT] += max(0, wanted[r] - unseen_of_rank(seen, r))
     phi[F_BIAS] = 1.0
 
 
@@ -310,14 +307,6 @@ def weights_path(points, directory: Path | None = None) -> Path:
     return Path(directory or RESULTS_DIR) / f"crossline_{system_name(points)}.npz"
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def _round_seed(seed: int, round_index: int) -> int:
-    return int(np.random.SeedSequence(seed, spawn_key=(round_index,)).generate_state(1, dtype=np.uint32)[0])
-
-
 def fit_rounds(points, rounds: int = 10, games: int = 200_000, seed: int = 0, ridge: float = 100.0,
                path: Path | None = None, table: Path | None = None, progress=None) -> dict:
     """Fit (or resume fitting) the correction of ``points`` over ``rounds`` rounds of ``games`` games.
@@ -334,7 +323,7 @@ def fit_rounds(points, rounds: int = 10, games: int = 200_000, seed: int = 0, ri
     points = tuple(int(p) for p in points)
     table = Path(table) if table else table_path(points)
     values = load_values(points, table)
-    digest = _sha256(table)
+    digest = file_sha256(table)
     path = Path(path) if path else weights_path(points)
     path.parent.mkdir(parents=True, exist_ok=True)
     settings = np.array([rounds, games, seed], dtype=np.int64)
@@ -353,14 +342,11 @@ def fit_rounds(points, rounds: int = 10, games: int = 200_000, seed: int = 0, ri
     cfg = K.make_config(1, False, False, points)
     started = time.perf_counter()
     while len(means) < rounds:
-        scores = play_round(cfg, values, weights, games, _round_seed(seed, len(means)), xtx, xty)
+        scores = play_round(cfg, values, weights, games, stream_seed(seed, len(means)), xtx, xty)
         means.append(float(scores.mean()))
         weights = fit(xtx, xty, ridge)
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, version=np.int64(WEIGHTS_VERSION), weights=weights, xtx=xtx, xty=xty,
-                            points=np.array(points), settings=settings, ridge=np.float64(ridge),
-                            table_sha256=np.str_(digest), round_means=np.array(means))
-        os.replace(tmp, path)
+        save_npz(path, version=np.int64(WEIGHTS_VERSION), weights=weights, xtx=xtx, xty=xty,
+                 points=np.array(points), settings=settings, ridge=np.float64(ridge), table_sha256=np.str_(digest), round_means=np.array(means))
         if progress:
             progress(len(means), rounds, means[-1], time.perf_counter() - started)
     return {"path": str(path), "rounds": len(means), "round_means": means}
@@ -389,7 +375,7 @@ def load_weights(points, path: Path | None = None, table: Path | None = None) ->
     if tuple(saved["points"]) != points:
         raise ValueError(f"{path} was fitted for points {tuple(saved['points'])}, not {points}")
     table = Path(table) if table else table_path(points)
-    if str(saved["table_sha256"]) != _sha256(table):
+    if str(saved["table_sha256"]) != file_sha256(table):
         raise ValueError(f"{path} was fitted on another learned table than {table}: refit it with "
                          "`gamut squares train-crossline --scoring ...`")
     if len(saved["round_means"]) < int(saved["settings"][0]):

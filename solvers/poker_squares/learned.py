@@ -65,6 +65,18 @@ _SUIT_SHIFT = 40
 
 
 @numba.njit(cache=True)
+def unseen_of_suit(seen, suit):
+    """Cards of ``suit`` not in the packed seen word ``seen``."""
+    return 13 - ((seen >> (_SUIT_SHIFT + 4 * suit)) & 15)
+
+
+@numba.njit(cache=True)
+def unseen_of_rank(seen, r):
+    """Cards of rank ``r + 2`` not in the packed seen word ``seen``."""
+    return 4 - ((seen >> (3 * r)) & 7)
+
+
+@numba.njit(cache=True)
 def card_seen_word(card):
     """The packed seen-cards word of the single card ``card`` (add words to combine cards)."""
     return (1 << (3 * (card >> 2))) + (1 << (_SUIT_SHIFT + 4 * (card & 3)))
@@ -119,7 +131,7 @@ def live_windows(ranks, seen):
     # Ranks with no unseen card left (all four seen): a window needing one is dead.
     dead = 0
     for r in range(13):
-        if ((seen >> (3 * r)) & 7) >= 4:
+        if unseen_of_rank(seen, r) == 0:
             dead |= 1 << r
     windows = 0
     if ranks & _WHEEL == ranks and (_WHEEL & ~ranks) & dead == 0:
@@ -142,12 +154,12 @@ def key_with_seen(state, player, line, placed, seen):
     if n > 0:
         flush = 0
         if popcount(suits) == 1:
-            spare = 13 - ((seen >> (_SUIT_SHIFT + 4 * suit)) & 15) - (K.GRID_SIZE - n)
+            spare = unseen_of_suit(seen, suit) - (K.GRID_SIZE - n)
             if spare >= 0:
                 flush = 1 + min(spare, 3)
         for r in range(13):
             if m1 >> r & 1:
-                outs += 4 - ((seen >> (3 * r)) & 7)
+                outs += unseen_of_rank(seen, r)
         straight = min(live_windows(m1, seen), NUM_STRAIGHT - 1) if m2 == 0 else 0
         outs = min(outs, NUM_RANK_OUTS - 1)
     is_col = 1 if line >= K.GRID_SIZE else 0

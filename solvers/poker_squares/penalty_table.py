@@ -26,7 +26,6 @@ A full line is valued by its exact points.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numba
@@ -34,6 +33,7 @@ import numpy as np
 
 from envs.cards import popcount
 from envs.hands import category_of, hand_strength5
+from solvers.poker_squares.training import file_sha256
 
 NUM_KEYS = 26 * 2 * 5 * 60 * 2 * 2
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results" / "poker_squares_bounds"
@@ -50,7 +50,7 @@ def load_penalty_values(scoring: str) -> np.ndarray:
     if scoring not in SHA256:
         raise ValueError(f"the duality penalty has frozen tables for american and english, not {scoring!r}")
     path = RESULTS_DIR / f"penalty_values_{scoring}.npz"
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = file_sha256(path)
     if digest != SHA256[scoring]:
         raise ValueError(f"{path} has SHA-256 {digest}, expected {SHA256[scoring]}: the penalty table changed")
     saved = np.load(path)

@@ -13,6 +13,7 @@ Tables live under ``results/poker_squares/`` and are named by point system:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from pathlib import Path
@@ -43,14 +44,21 @@ def table_path(points, directory: Path | None = None) -> Path:
     return Path(directory or RESULTS_DIR) / f"values_{system_name(points)}.npz"
 
 
-def _chunk_seed(seed: int, chunk: int) -> int:
-    return int(np.random.SeedSequence(seed, spawn_key=(chunk,)).generate_state(1, dtype=np.uint32)[0])
+def stream_seed(seed: int, index: int) -> int:
+    """The kernel seed of part ``index`` (a chunk, a round) of a run seeded by ``seed``."""
+    return int(np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(1, dtype=np.uint32)[0])
 
 
-def _save(path: Path, **arrays) -> None:
+def save_npz(path: Path, **arrays) -> None:
+    """Write ``arrays`` to ``path`` atomically (a checkpoint is never left half written)."""
     tmp = path.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, **arrays)
     os.replace(tmp, path)
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes (ties a derived artefact to the exact table it was made from)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _check_version(saved, path: Path) -> None:
@@ -94,11 +102,11 @@ def train(points, games: int, seed: int = 0, eps_start: float = 0.5, eps_end: fl
     cfg = make_config(1, False, False, points)
     started = time.perf_counter()
     while done < games:
-        scores = train_games(values, visits, cfg, CHUNK, _chunk_seed(seed, done // CHUNK), eps_start,
+        scores = train_games(values, visits, cfg, CHUNK, stream_seed(seed, done // CHUNK), eps_start,
                              eps_end, done, games)
         done += CHUNK
         chunk_means.append(float(scores.mean()))
-        _save(path, version=np.int64(TABLE_VERSION), values=values, visits=visits, done=np.int64(done), points=np.array(points),
+        save_npz(path, version=np.int64(TABLE_VERSION), values=values, visits=visits, done=np.int64(done), points=np.array(points),
               settings=settings, schedule=schedule, chunk_means=np.array(chunk_means))
         if progress:
             progress(done, games, chunk_means[-1], time.perf_counter() - started)
