@@ -63,8 +63,8 @@ import numpy as np
 from envs.cards import NUM_CARDS, popcount
 from envs.rng import rng_state, shuffle
 from envs.poker_squares import kernels as K
-from solvers.poker_squares.learned import (card_seen_word, grid_value_with_seen, line_masks, line_value_with_seen,
-                                           live_windows, seen_word, unseen_of_rank, unseen_of_suit)
+from solvers.poker_squares.learned import (card_seen_word, dead_ranks, grid_value_with_seen, line_masks,
+                                           line_windows, seen_word, unseen_of_rank, unseen_of_suit, value_from_masks)
 from solvers.poker_squares.training import RESULTS_DIR, file_sha256, save_npz, stream_seed, system_name, table_path
 
 WEIGHTS_VERSION = 1
@@ -77,14 +77,15 @@ NO_WEIGHTS = np.zeros((0, NUM_FEATURES), dtype=np.float64)
 
 
 @numba.njit(cache=True)
-def line_class(state, player, line, seen, out):
-    """Class of ``line`` (-1 when full), its flush suit (-1 if none), cards it needs and held ranks if paired.
+def class_from_masks(masks, windows, seen, out):
+    """Class of a line (-1 when full), its flush suit (-1 if none), cards it needs and held ranks if paired.
 
-    Writes ``out[0]`` class, ``out[1]`` suit drawn to (or -1), ``out[2]`` empty
-    cells, ``out[3]`` bit mask of held ranks (rank - 2) for a line with a pair
-    or better, else 0.
+    ``masks`` and ``windows`` are the line's ``line_masks`` and
+    ``line_windows``. Writes ``out[0]`` class, ``out[1]`` suit drawn to (or
+    -1), ``out[2]`` empty cells, ``out[3]`` bit mask of held ranks (rank - 2)
+    for a line with a pair or better, else 0.
     """
-    n, suits, suit, m1, m2, m3, _ = line_masks(state, player, line)
+    n, suits, suit, m1, m2, m3, _ = masks
     out[1] = -1
     out[2] = K.GRID_SIZE - n
     out[3] = 0
@@ -100,7 +101,7 @@ def line_class(state, player, line, seen, out):
         if popcount(suits) == 1 and unseen_of_suit(seen, suit) >= K.GRID_SIZE - n:
             flush = True
             out[1] = suit
-        straight = live_windows(m1, seen) > 0
+        straight = windows > 0
         if flush and straight:
             out[0] = 6
         elif flush:
@@ -109,6 +110,13 @@ def line_class(state, player, line, seen, out):
             out[0] = 5
         else:
             out[0] = 2
+
+
+@numba.njit(cache=True)
+def line_class(state, player, line, seen, out):
+    """``class_from_masks`` of ``line`` of ``player``'s grid with the packed ``seen`` cards."""
+    masks = line_masks(state, player, line)
+    class_from_masks(masks, line_windows(masks, dead_ranks(seen)), seen, out)
 
 
 @numba.njit(cache=True)
@@ -129,9 +137,11 @@ def _competition(info, seen, phi):
         if info[line, 1] >= 0:
             drawing[info[line, 1]] += 1
             needed[info[line, 1]] += info[line, 2]
-        for r in range(13):
-            if info[line, 3] >> r & 1:
-                wanted[r] += 1
+        held = info[line, 3]
+        while held:  # one step per held rank of a paired line (most lines hold none)
+            low = held & -held
+            wanted[popcount(low - 1)] += 1
+            held ^= low
     phi[F_FLUSH_PAIRS] = phi[F_FLUSH_SHORT] = phi[F_RANK_PAIRS] = phi[F_RANK_SHORT] = 0.0
     for s in range(4):
         phi[F_FLUSH_PAIRS] += drawing[s] * (drawing[s] - 1) // 2
@@ -172,7 +182,8 @@ def _best_cell(state, player, card, cfg, table, values, weights):
 
     Only the card's row and column change, so the line values and classes of
     the grid without the card (``card`` seen) are shared by every cell: each
-    cell rescores two lines and moves the terms of the empty cells in them.
+    cell rescans two lines (one scan serves the value and the class) and moves
+    the terms of the empty cells in them.
     """
     base = K.S_GRID + K.NUM_CELLS * player
     after = state[K.S_NUM_PLACED + player] + 1
@@ -182,10 +193,13 @@ def _best_cell(state, player, card, cfg, table, values, weights):
     info = np.empty((K.NUM_LINES, 4), np.int64)
     total = 0.0
     shared = np.zeros(NUM_FEATURES, np.float64)
+    dead = dead_ranks(seen)
     for line in range(K.NUM_LINES):
-        before[line] = line_value_with_seen(state, player, line, after, seen, cfg, table, values)
+        masks = line_masks(state, player, line)
+        windows = line_windows(masks, dead)
+        before[line] = value_from_masks(state, player, line, masks, windows, after, seen, cfg, table, values)
         total += before[line]
-        line_class(state, player, line, seen, info[line])
+        class_from_masks(masks, windows, seen, info[line])
     for cell in range(K.NUM_CELLS):
         if state[base + cell] < 0:
             _cell_terms(info, K.CELL_LINES[cell, 0], K.CELL_LINES[cell, 1], shared, 1.0)
@@ -197,12 +211,14 @@ def _best_cell(state, player, card, cfg, table, values, weights):
             continue
         row, col = K.CELL_LINES[cell, 0], K.CELL_LINES[cell, 1]
         state[base + cell] = card
+        row_masks, col_masks = line_masks(state, player, row), line_masks(state, player, col)
+        row_windows, col_windows = line_windows(row_masks, dead), line_windows(col_masks, dead)
         value = (total - before[row] - before[col]
-                 + line_value_with_seen(state, player, row, after, seen, cfg, table, values)
-                 + line_value_with_seen(state, player, col, after, seen, cfg, table, values))
+                 + value_from_masks(state, player, row, row_masks, row_windows, after, seen, cfg, table, values)
+                 + value_from_masks(state, player, col, col_masks, col_windows, after, seen, cfg, table, values))
         if correct:
-            line_class(state, player, row, seen, moved[row])
-            line_class(state, player, col, seen, moved[col])
+            class_from_masks(row_masks, row_windows, seen, moved[row])
+            class_from_masks(col_masks, col_windows, seen, moved[col])
             phi[:] = shared
             _cell_terms(info, row, col, phi, -1.0)
             for i in range(K.GRID_SIZE):

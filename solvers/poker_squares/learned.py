@@ -126,13 +126,18 @@ def line_masks(state, player, line):
 
 
 @numba.njit(cache=True)
-def live_windows(ranks, seen):
-    """Five-rank windows (ace high or low) holding the ranks ``ranks`` whose other ranks all have an unseen card."""
-    # Ranks with no unseen card left (all four seen): a window needing one is dead.
+def dead_ranks(seen):
+    """Bit mask (rank - 2) of the ranks with no unseen card left (all four in the packed ``seen``)."""
     dead = 0
     for r in range(13):
         if unseen_of_rank(seen, r) == 0:
             dead |= 1 << r
+    return dead
+
+
+@numba.njit(cache=True)
+def live_windows(ranks, dead):
+    """Five-rank windows (ace high or low) holding the ranks ``ranks`` with none of their other ranks ``dead``."""
     windows = 0
     if ranks & _WHEEL == ranks and (_WHEEL & ~ranks) & dead == 0:
         windows += 1
@@ -144,9 +149,16 @@ def live_windows(ranks, seen):
 
 
 @numba.njit(cache=True)
-def key_with_seen(state, player, line, placed, seen):
-    """Abstract key of ``line`` given the packed seen cards ``seen``; -1 if the line is full."""
-    n, suits, suit, m1, m2, m3, m4 = line_masks(state, player, line)
+def line_windows(masks, dead):
+    """``live_windows`` of a line's ranks (``masks`` from ``line_masks``); 0 when it is empty or paired."""
+    n, _, _, m1, m2, _, _ = masks
+    return live_windows(m1, dead) if n > 0 and m2 == 0 else 0
+
+
+@numba.njit(cache=True)
+def key_from_masks(masks, windows, line, placed, seen):
+    """Abstract key of ``line`` from its ``line_masks`` and ``line_windows``; -1 if the line is full."""
+    n, suits, suit, m1, m2, m3, m4 = masks
     if n == K.GRID_SIZE:
         return -1
     pattern = popcount(m1 & ~m2) + 5 * (popcount(m2 & ~m3) + 3 * (popcount(m3 & ~m4) + 2 * popcount(m4)))
@@ -160,11 +172,18 @@ def key_with_seen(state, player, line, placed, seen):
         for r in range(13):
             if m1 >> r & 1:
                 outs += unseen_of_rank(seen, r)
-        straight = min(live_windows(m1, seen), NUM_STRAIGHT - 1) if m2 == 0 else 0
+        straight = min(windows, NUM_STRAIGHT - 1)
         outs = min(outs, NUM_RANK_OUTS - 1)
     is_col = 1 if line >= K.GRID_SIZE else 0
     return (((((placed * 2 + is_col) * NUM_PATTERNS + pattern) * NUM_FLUSH + flush) * NUM_STRAIGHT + straight)
             * NUM_RANK_OUTS + outs)
+
+
+@numba.njit(cache=True)
+def key_with_seen(state, player, line, placed, seen):
+    """Abstract key of ``line`` given the packed seen cards ``seen``; -1 if the line is full."""
+    masks = line_masks(state, player, line)
+    return key_from_masks(masks, line_windows(masks, dead_ranks(seen)), line, placed, seen)
 
 
 @numba.njit(cache=True)
@@ -176,7 +195,20 @@ def line_key(state, player, line, placed):
 @numba.njit(cache=True)
 def line_value_with_seen(state, player, line, placed, seen, cfg, table, values):
     """Learned value of ``line`` (its points once full) with ``placed`` cards on the grid and ``seen`` seen."""
-    key = key_with_seen(state, player, line, placed, seen)
+    return _value_with_dead(state, player, line, placed, seen, dead_ranks(seen), cfg, table, values)
+
+
+@numba.njit(cache=True)
+def _value_with_dead(state, player, line, placed, seen, dead, cfg, table, values):
+    """``line_value_with_seen`` with the ``dead_ranks`` of ``seen`` computed once by the caller."""
+    masks = line_masks(state, player, line)
+    return value_from_masks(state, player, line, masks, line_windows(masks, dead), placed, seen, cfg, table, values)
+
+
+@numba.njit(cache=True)
+def value_from_masks(state, player, line, masks, windows, placed, seen, cfg, table, values):
+    """``line_value_with_seen`` from the line's ``line_masks`` and ``line_windows``, already computed."""
+    key = key_from_masks(masks, windows, line, placed, seen)
     if key < 0:
         return float(K.line_points(state, player, line, cfg, table))
     return values[key]
@@ -191,9 +223,10 @@ def line_value(state, player, line, placed, cfg, table, values):
 @numba.njit(cache=True)
 def grid_value_with_seen(state, player, placed, seen, cfg, table, values):
     """Sum of the ten line values of ``player``'s grid valued with ``placed`` cards and ``seen`` cards seen."""
+    dead = dead_ranks(seen)
     total = 0.0
     for line in range(K.NUM_LINES):
-        total += line_value_with_seen(state, player, line, placed, seen, cfg, table, values)
+        total += _value_with_dead(state, player, line, placed, seen, dead, cfg, table, values)
     return total
 
 
@@ -243,10 +276,11 @@ def best_value_after(work, player, card, cfg, table, values):
     base = K.S_GRID + K.NUM_CELLS * player
     after = work[K.S_NUM_PLACED + player] + 1
     seen = seen_word(work, player) + card_seen_word(card)
+    dead = dead_ranks(seen)
     before = np.empty(K.NUM_LINES, np.float64)
     total = 0.0
     for line in range(K.NUM_LINES):
-        before[line] = line_value_with_seen(work, player, line, after, seen, cfg, table, values)
+        before[line] = _value_with_dead(work, player, line, after, seen, dead, cfg, table, values)
         total += before[line]
     best = -np.inf
     for cell in range(K.NUM_CELLS):
@@ -254,8 +288,8 @@ def best_value_after(work, player, card, cfg, table, values):
             continue
         row, col = K.CELL_LINES[cell, 0], K.CELL_LINES[cell, 1]
         work[base + cell] = card
-        gain = (line_value_with_seen(work, player, row, after, seen, cfg, table, values)
-                + line_value_with_seen(work, player, col, after, seen, cfg, table, values) - before[row] - before[col])
+        gain = (_value_with_dead(work, player, row, after, seen, dead, cfg, table, values)
+                + _value_with_dead(work, player, col, after, seen, dead, cfg, table, values) - before[row] - before[col])
         work[base + cell] = -1
         if gain > best:
             best = gain
