@@ -22,7 +22,7 @@ def dealt_state(deal, placed_cells):
 def reference_features(grid, seen):
     """The cross-line features of ``solvers.poker_squares.crossline``, counted plainly from their definition.
 
-    ``grid``: 25 card ids or -1 (cell id = 5 * row + column); ``seen``: the seen card ids. Returns float (106,).
+    ``grid``: 25 card ids or -1 (cell id = 5 * row + column); ``seen``: the seen card ids. Returns float (295,).
     """
     seen_ranks = [sum(1 for c in seen if c >> 2 == r) for r in range(13)]
     seen_suits = [sum(1 for c in seen if c & 3 == s) for s in range(4)]
@@ -38,32 +38,35 @@ def reference_features(grid, seen):
             cls = -1
         elif len(cards) <= 1:
             cls = len(cards)
-        elif counts[0] >= 2:
+        elif counts[0] >= 3:
             held_ranks = set(ranks)
-            cls = 9 if counts[0] >= 3 else (8 if counts.count(2) == 2 else 7)
+            cls = 15 if len(cards) == 3 else 16
+        elif counts[0] == 2:
+            held_ranks = set(ranks)
+            cls = 14 if counts.count(2) == 2 else 12 if len(cards) == 2 else 13
         else:
             suits = {c & 3 for c in cards}
             flush = len(suits) == 1 and 13 - seen_suits[min(suits)] >= 5 - len(cards)
             straight = any(set(ranks) <= w and all(seen_ranks[r] < 4 for r in w - set(ranks)) for w in windows)
             flush_suit = min(suits) if flush else -1
-            cls = 6 if flush and straight else 3 + (len(cards) > 2) if flush else 5 if straight else 2
+            cls = 11 if flush and straight else 3 + len(cards) if flush else 6 + len(cards) if straight else len(cards)
         kind.append(cls)
         suit_of.append(flush_suit)
         held.append(held_ranks)
-    phi = np.zeros(106)
+    phi = np.zeros(295)
     for cell in range(25):
         if grid[cell] < 0:
             row, col = cell // 5, 5 + cell % 5
-            phi[10 * kind[row] + kind[col]] += 1
-            phi[100] += suit_of[row] >= 0 and suit_of[col] >= 0 and suit_of[row] != suit_of[col]
+            phi[17 * kind[row] + kind[col]] += 1
+            phi[289] += suit_of[row] >= 0 and suit_of[col] >= 0 and suit_of[row] != suit_of[col]
     for s in range(4):
         drawing = [i for i in range(10) if suit_of[i] == s]
-        phi[101] += len(drawing) * (len(drawing) - 1) // 2
+        phi[290] += len(drawing) * (len(drawing) - 1) // 2
         need = sum(sum(1 for c in lines[i] if grid[c] < 0) for i in drawing)
-        phi[102] += max(0, need - (13 - seen_suits[s]))
+        phi[291] += max(0, need - (13 - seen_suits[s]))
     for r in range(13):
         wanted = sum(1 for h in held if r in h)
-        phi[103] += max(0, wanted - 1)
-        phi[104] += max(0, wanted - (4 - seen_ranks[r]))
-    phi[105] = 1
+        phi[292] += max(0, wanted - 1)
+        phi[293] += max(0, wanted - (4 - seen_ranks[r]))
+    phi[294] = 1
     return phi

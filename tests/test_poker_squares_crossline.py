@@ -42,7 +42,7 @@ def test_the_worked_example_of_the_module_docstring():
     phi = np.empty(X.NUM_FEATURES)
     X.features(st, 0, _grid_seen(st), phi)
     want = np.zeros(X.NUM_FEATURES)
-    want[60], want[1], want[0], want[X.F_BIAS] = 3, 8, 12, 1
+    want[187], want[1], want[0], want[X.F_BIAS] = 3, 8, 12, 1
     np.testing.assert_array_equal(phi, want)
 
 

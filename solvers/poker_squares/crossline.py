@@ -15,38 +15,42 @@ pooled normal equations of every round so far (``fit_rounds``): round 0 plays
 with zero weights (the learned policy), each later round with the weights of
 the fit before it.
 
-Features (``NUM_FEATURES`` = 106, float64) of a grid with ``seen`` cards
+Features (``NUM_FEATURES`` = 295, float64) of a grid with ``seen`` cards
 (the grid and, when a placement is valued, the card placed)::
 
-    [0, 100)  empty cells counted by the classes of their row r and column c: index 10 * r + c
-    100       empty cells whose row and column draw to flushes of two different suits
-    101       sum over suits of C(L, 2), L = lines drawing to a flush of that suit
-    102       sum over suits of max(0, cards those lines still need - unseen cards of the suit)
-    103       sum over ranks of max(0, W - 1), W = lines with a pair or better holding the rank
-    104       sum over ranks of max(0, W - unseen cards of the rank)
-    105       1 (the mean residual of the number of cards placed)
+    [0, 289)  empty cells counted by the classes of their row r and column c: index 17 * r + c
+    289       empty cells whose row and column draw to flushes of two different suits
+    290       sum over suits of C(L, 2), L = lines drawing to a flush of that suit
+    291       sum over suits of max(0, cards those lines still need - unseen cards of the suit)
+    292       sum over ranks of max(0, W - 1), W = lines with a pair or better holding the rank
+    293       sum over ranks of max(0, W - unseen cards of the rank)
+    294       1 (the mean residual of the number of cards placed)
 
-Line classes (lines with an empty cell): 0 empty; 1 one card; 2 distinct
-ranks with neither a flush nor a straight possible; 3 two cards drawing to a
-flush only; 4 three or four cards drawing to a flush only; 5 drawing to a
-straight only; 6 drawing to both (a straight flush); 7 one pair; 8 two pairs;
-9 three or four of a kind. A line draws to a flush when its cards share one
-suit and enough cards of it are unseen, and to a straight when some five-rank
-window (ace high or low) holds its ranks, once each, and every missing rank
-still has an unseen card (as ``learned.key_with_seen`` counts them).
+Line classes (lines with an empty cell; n = cards in the line): 0 empty; 1
+one card; 2, 3, 4 distinct ranks with neither a flush nor a straight
+possible, n = 2, 3, 4; 5, 6, 7 drawing to a flush only, n = 2, 3, 4; 8, 9,
+10 drawing to a straight only, n = 2, 3, 4; 11 drawing to both (a straight
+flush); 12 one pair, n = 2; 13 one pair and one or two other cards; 14 two
+pairs; 15 three of a kind, n = 3; 16 three of a kind and another card, or
+four of a kind. A line draws to a flush when its cards share one suit and
+enough cards of it are unseen, and to a straight when some five-rank window
+(ace high or low) holds its ranks, once each, and every missing rank still
+has an unseen card (as ``learned.key_with_seen`` counts them). The classes
+split the cards a line holds finely enough that the weight of an empty
+cell can say how much each of its two lines still wants it.
 
 Worked example: on the grid whose only cards are ``Ah`` and ``Kh`` in row 0
-(cells 0 and 1), row 0 is class 6 (two hearts in the window T-A), columns 0
+(cells 0 and 1), row 0 is class 11 (two hearts in the window T-A), columns 0
 and 1 are class 1 and the other lines class 0. The 23 empty cells count as:
-cells 2..4 at (6, 0) -> feature 60 = 3; the 8 empty cells of columns 0 and 1
-at (0, 1) -> feature 1 = 8; the 12 cells of rows 1..4 in columns 2..4 at
-(0, 0) -> feature 0 = 12; feature 105 = 1, the rest 0.
+cells 2..4 at (11, 0) -> feature 187 = 3; the 8 empty cells of columns 0 and
+1 at (0, 1) -> feature 1 = 8; the 12 cells of rows 1..4 in columns 2..4 at
+(0, 0) -> feature 0 = 12; feature 294 = 1, the rest 0.
 
 Weights are stored per point system as ``crossline_<system>.npz`` beside the
 learned table they correct, with that table's SHA-256: a retrained table makes
 them stale, and they are refused with a message saying to refit. The file
-holds ``weights`` float64 (26, 106) (rows 0 and 25 zero), the pooled normal
-equations ``xtx`` (26, 106, 106) and ``xty`` (26, 106) that a resumed fit
+holds ``weights`` float64 (26, 295) (rows 0 and 25 zero), the pooled normal
+equations ``xtx`` (26, 295, 295) and ``xty`` (26, 295) that a resumed fit
 continues, ``round_means`` (the mean score of each round's games),
 ``settings`` int64 (rounds, games per round, seed), ``ridge``, ``points``,
 ``table_sha256`` and ``version``.
@@ -67,8 +71,8 @@ from solvers.poker_squares.learned import (card_seen_word, dead_ranks, grid_valu
                                            line_windows, seen_word, unseen_of_rank, unseen_of_suit, value_from_masks)
 from solvers.poker_squares.training import RESULTS_DIR, file_sha256, save_npz, stream_seed, system_name, table_path
 
-WEIGHTS_VERSION = 1
-NUM_CLASSES = 10
+WEIGHTS_VERSION = 2
+NUM_CLASSES = 17
 NUM_FEATURES = NUM_CLASSES * NUM_CLASSES + 6
 NUM_PLACED = K.NUM_CELLS + 1
 F_CROSS_FLUSH, F_FLUSH_PAIRS, F_FLUSH_SHORT, F_RANK_PAIRS, F_RANK_SHORT, F_BIAS = range(NUM_CLASSES ** 2,
@@ -95,7 +99,12 @@ def class_from_masks(masks, windows, seen, out):
         out[0] = n
     elif m2 != 0:
         out[3] = m1
-        out[0] = 9 if m3 != 0 else (8 if popcount(m2) >= 2 else 7)
+        if m3 != 0:
+            out[0] = 15 if n == 3 else 16
+        elif popcount(m2) >= 2:
+            out[0] = 14
+        else:
+            out[0] = 12 if n == 2 else 13
     else:
         flush = False
         if popcount(suits) == 1 and unseen_of_suit(seen, suit) >= K.GRID_SIZE - n:
@@ -103,13 +112,13 @@ def class_from_masks(masks, windows, seen, out):
             out[1] = suit
         straight = windows > 0
         if flush and straight:
-            out[0] = 6
+            out[0] = 11
         elif flush:
-            out[0] = 3 if n == 2 else 4
+            out[0] = 3 + n
         elif straight:
-            out[0] = 5
+            out[0] = 6 + n
         else:
-            out[0] = 2
+            out[0] = n
 
 
 @numba.njit(cache=True)
