@@ -37,12 +37,12 @@ def register(subparsers) -> None:
     ev = actions.add_parser("eval", help="mean score of an agent on seeded deals, with a 95%% CI")
     ev.add_argument("--agent", required=True,
                     help="agent name (random, greedy, learned, crossline, expectimax, expectimax_deep, "
-                         "expectimax_cross, expectimax_cross_deep, mc, mc_learned, mc_cross, mcts)")
+                         "expectimax_cross, mc, mc_learned, mc_cross, mcts)")
     _add_deals(ev)
     _add_scoring(ev)
     ev.add_argument("--seconds-per-game", type=float,
                     help="time budget per game for agents that take one (expectimax, expectimax_deep, "
-                         "expectimax_cross, expectimax_cross_deep, mc, mc_learned, mc_cross, mcts)")
+                         "expectimax_cross, mc, mc_learned, mc_cross, mcts)")
     ev.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="agent option, repeatable (e.g. --option policy=learned)")
     ev.add_argument("--agent-seed", type=int, default=1, help="seed of the agent's own randomness")

@@ -16,9 +16,6 @@
   must serve two lines, lines competing for one suit or rank).
 - ``expectimax_cross``: two-ply ``expectimax`` on the corrected values
   (option ``crossline`` of ``expectimax``).
-- ``expectimax_cross_deep``: three plies on the corrected values for the 4
-  cells two plies rank highest, 2 cells per next card (those of highest
-  plain learned gain).
 - ``mc``: flat Monte Carlo over the candidate cells, every cell played out on
   the same sampled card orders, rollouts by the game's greedy kernel or by the
   learned policy, optionally cut after ``depth`` placements and valued by the
@@ -289,14 +286,14 @@ register_bot("crossline", "poker_squares",
              {"table": _TABLE, "weights": _WEIGHTS})
 
 
-def _expectimax_options(depth: int, keep: int, crossline: bool = False, width: int = 3) -> dict:
+def _expectimax_options(depth: int, keep: int, crossline: bool = False) -> dict:
     return {
         "table": _TABLE,
         "crossline": Option(bool, crossline, "add the cross-line correction to the learned grid values"),
         "weights": _WEIGHTS,
         "depth": Option(int, depth, "plies: 2 (each next card placed at its best cell), 3 or 4 (and the cards "
                         "after it)"),
-        "width": Option(int, width, "with depth 3 or 4: cells tried per later card, those of highest learned gain"),
+        "width": Option(int, 3, "with depth 3 or 4: cells tried per later card, those of highest learned gain"),
         "keep": Option(int, keep, "with depth 3 or 4: only the cells two plies rank highest, this many (0: all)"),
         "deepen_at": Option(int, 0, "cards on the grid from which the full depth is searched (one ply less before)"),
         "seconds_per_game": Option(float, 0.0, "time budget per game: sample the next card until each move's "
@@ -316,10 +313,6 @@ register_bot("expectimax_cross", "poker_squares",
              lambda game, player, seed, **o: ExpectimaxBot(game, player, seed, **o),
              "two-ply expectimax on the learned grid values with their cross-line correction",
              _expectimax_options(depth=2, keep=0, crossline=True))
-register_bot("expectimax_cross_deep", "poker_squares",
-             lambda game, player, seed, **o: ExpectimaxBot(game, player, seed, **o),
-             "three-ply expectimax on the corrected values for the 4 best two-ply cells, 2 cells per next card",
-             _expectimax_options(depth=3, keep=4, crossline=True, width=2))
 
 
 def _mc_options(seconds: float, policy: str, depth: int, keep: int, blend: float, crossline: bool = False) -> dict:
