@@ -122,13 +122,6 @@ def class_from_masks(masks, windows, seen, out):
 
 
 @numba.njit(cache=True)
-def line_class(state, player, line, seen, out):
-    """``class_from_masks`` of ``line`` of ``player``'s grid with the packed ``seen`` cards."""
-    masks = line_masks(state, player, line)
-    class_from_masks(masks, line_windows(masks, dead_ranks(seen)), seen, out)
-
-
-@numba.njit(cache=True)
 def _cell_terms(info, row, col, phi, sign):
     """Add ``sign`` times the features of one empty cell whose row and column have ``info[row]``, ``info[col]``."""
     phi[info[row, 0] * NUM_CLASSES + info[col, 0]] += sign
@@ -166,8 +159,10 @@ def features(state, player, seen, phi):
     """Write the ``NUM_FEATURES`` features (module docstring) of ``player``'s grid into ``phi``."""
     base = K.S_GRID + K.NUM_CELLS * player
     info = np.empty((K.NUM_LINES, 4), np.int64)
+    dead = dead_ranks(seen)
     for line in range(K.NUM_LINES):
-        line_class(state, player, line, seen, info[line])
+        masks = line_masks(state, player, line)
+        class_from_masks(masks, line_windows(masks, dead), seen, info[line])
     phi[:] = 0.0
     for cell in range(K.NUM_CELLS):
         if state[base + cell] < 0:
