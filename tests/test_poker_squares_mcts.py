@@ -9,6 +9,7 @@ from envs.hands import HAND_TABLE
 from envs.rng import rng_state, shuffle
 from envs.poker_squares import kernels as K
 from solvers.bots import make_bot
+from solvers.poker_squares import crossline as X
 from solvers.poker_squares import learned as L
 from solvers.poker_squares import mcts as M
 from solvers.poker_squares import search as S
@@ -20,7 +21,7 @@ AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
 CUSTOM = (-1, 0, 3, 6, 12, -5, 10, 16, 30, 30)
 
 
-def _reference_search(state, cfg, values, rng, uct_c, depth, iterations):
+def _reference_search(state, cfg, values, weights, rng, uct_c, depth, iterations):
     """The same search with a dict keyed by the path (cells and cards) and plain Python loops."""
     visits, totals, children = {}, {}, {}
     unseen = np.empty(52, dtype=np.int64)
@@ -54,7 +55,7 @@ def _reference_search(state, cfg, values, rng, uct_c, depth, iterations):
             key = key + (cell,)
             path.append(key)
             if visits.get(key, 0) == 0 or work[K.S_NUM_PLACED] == 25:
-                ret = S.rollout_value(work, 0, cfg, HAND_TABLE, values, NO_WEIGHTS, rng, S.POLICY_LEARNED, depth)
+                ret = S.rollout_value(work, 0, cfg, HAND_TABLE, values, weights, rng, S.POLICY_LEARNED, depth)
                 break
             key = key + (int(K.card_to_place(work, 0)),)
             path.append(key)
@@ -67,18 +68,21 @@ def _reference_search(state, cfg, values, rng, uct_c, depth, iterations):
         totals[(c,)] / visits[(c,)] if visits.get((c,), 0) else np.nan for c in children[()]]
 
 
-@pytest.mark.parametrize("placed,depth,uct_c", [(6, 3, 1.0), (15, 0, 0.5), (20, -1, 2.0)])
-def test_tree_kernel_matches_the_dict_reference(placed, depth, uct_c):
+@pytest.mark.parametrize("placed,depth,uct_c,crossline", [(6, 3, 1.0, False), (15, 0, 0.5, False),
+                                                          (20, -1, 2.0, False), (9, 2, 1.0, True)])
+def test_tree_kernel_matches_the_dict_reference(placed, depth, uct_c, crossline):
     values = np.random.default_rng(placed).normal(size=L.NUM_KEYS) * 5
+    weights = np.random.default_rng(placed + 1).normal(size=(26, X.NUM_FEATURES)) if crossline else NO_WEIGHTS
     cfg = K.make_config(1, False, False, AMERICAN)
     rng = np.random.default_rng(placed + 100)
     st = dealt_state(rng.permutation(52)[:25], list(rng.permutation(25)[:placed]))
     iterations = 300
     tree = M.new_tree(M.NODES_PER_ITERATION * (iterations + 1))
     M.reset_tree(tree)
-    M.search(st, 0, cfg, HAND_TABLE, values, rng_state(5), uct_c, depth, iterations, tree)
+    M.search(st, 0, cfg, HAND_TABLE, values, rng_state(5), uct_c, depth, iterations, tree, weights)
     cells, visits, means = M.root_children(tree)
-    ref_cells, ref_visits, ref_means = _reference_search(st, cfg, values, rng_state(5), uct_c, depth, iterations)
+    ref_cells, ref_visits, ref_means = _reference_search(st, cfg, values, weights, rng_state(5), uct_c, depth,
+                                                         iterations)
     assert list(cells) == ref_cells and list(visits) == ref_visits
     assert np.allclose(means, ref_means, equal_nan=True)
     # Every iteration passes the root and one of its children; the root mean is the mean of all returns.
@@ -216,3 +220,20 @@ def test_two_player_open_game_plays_through_evaluate_bots():
     bots = [make_bot(game, "mcts", player=p, seed=p, iterations=20) for p in range(2)]
     returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
     assert returns[0] == -returns[1]
+
+
+def test_cross_line_option_plays_and_refuses_what_it_cannot_use(tmp_path):
+    game = pyspiel.load_game("poker_squares")
+    bot = _LegalityChecked(make_bot(game, "mcts", seed=3, iterations=60, crossline=True))
+    deal = deals(25, 1)[0]
+    score, grid = play_deal(game, bot, deal)
+    assert sorted(grid) == sorted(deal) and score >= 0
+    with pytest.raises(ValueError, match="needs crossline=true"):
+        make_bot(game, "mcts", seed=1, weights=str(tmp_path / "w.npz"))
+    custom = pyspiel.load_game("poker_squares", {"scoring": ",".join(map(str, CUSTOM))})
+    with pytest.raises(ValueError, match="no cross-line correction"):
+        make_bot(custom, "mcts", seed=1, table=_custom_table(tmp_path), crossline=True)
+    st = dealt_state(np.arange(25), [0, 1, 2])
+    with pytest.raises(ValueError, match="weights must be float64"):
+        M.search(st, 0, game.cfg, HAND_TABLE, np.zeros(L.NUM_KEYS), rng_state(1), 1.0, 2, 5, M.new_tree(200),
+                 np.zeros((26, 3)))

@@ -19,7 +19,9 @@ known ones (``search`` does the same), walks down by UCT at decision nodes and
 by the sampled card at after-state nodes, stops at the first after-state node
 never visited, values it by a learned-policy rollout of ``depth`` placements
 then the learned grid value (``search.rollout_value``; a full grid is scored
-exactly) and adds that return to every node on the path.
+exactly) and adds that return to every node on the path. With option
+``crossline`` the rollout policy and that grid value are corrected for what
+lines compete for (``solvers.poker_squares.crossline``).
 
 UCT score of a visited child: ``mean + uct_c * sd * sqrt(ln N / n)``, with
 ``sd`` the standard deviation of the returns backed up at the root so far:
@@ -49,7 +51,7 @@ from envs.poker_squares import kernels as K
 from solvers.bots import Option, register_bot
 from solvers.poker_squares import search as S
 from solvers.poker_squares.crossline import NO_WEIGHTS
-from solvers.poker_squares.search_agents import SquaresBot
+from solvers.poker_squares.search_agents import TABLE_OPTION, WEIGHTS_OPTION, SquaresBot
 
 NODES_PER_ITERATION = K.NUM_CELLS + 1  # one new decision node and its after-state children at most
 _TIME_CAPACITY = 1 << 19  # pool size with a time budget (the search stops growing, not iterating, when full)
@@ -147,7 +149,7 @@ def _decision_child(after, card, first, count, label, sibling, visits, total, me
 
 
 @numba.njit(cache=True)
-def _iterate(state, player, cfg, table, values, rng, uct_c, depth, num_iterations,
+def _iterate(state, player, cfg, table, values, weights, rng, uct_c, depth, num_iterations,
              first, count, label, sibling, visits, total, meta, root_stats):
     unseen = np.empty(NUM_CARDS, np.int64)
     nunseen = K.unseen_cards(state, unseen)
@@ -173,19 +175,19 @@ def _iterate(state, player, cfg, table, values, rng, uct_c, depth, num_iteration
         while True:
             if first[node] < 0 and not _expand(work, player, node, first, count, label, sibling, visits, total,
                                                meta, cands):
-                ret = S.rollout_value(work, player, cfg, table, values, NO_WEIGHTS, rng, S.POLICY_LEARNED, depth)
+                ret = S.rollout_value(work, player, cfg, table, values, weights, rng, S.POLICY_LEARNED, depth)
                 break
             after = _select(node, uct_c, sd, first, count, visits, total)
             K.place_card(work, player, label[after])
             path[length] = after
             length += 1
             if visits[after] == 0 or work[K.S_NUM_PLACED + player] == K.NUM_CELLS:
-                ret = S.rollout_value(work, player, cfg, table, values, NO_WEIGHTS, rng, S.POLICY_LEARNED, depth)
+                ret = S.rollout_value(work, player, cfg, table, values, weights, rng, S.POLICY_LEARNED, depth)
                 break
             node = _decision_child(after, K.card_to_place(work, player), first, count, label, sibling, visits,
                                    total, meta)
             if node < 0:
-                ret = S.rollout_value(work, player, cfg, table, values, NO_WEIGHTS, rng, S.POLICY_LEARNED, depth)
+                ret = S.rollout_value(work, player, cfg, table, values, weights, rng, S.POLICY_LEARNED, depth)
                 break
             path[length] = node
             length += 1
@@ -205,19 +207,24 @@ def reset_tree(tree: Tree) -> None:
 
 
 def search(state, player, cfg, table, values, rng, uct_c: float, depth: int, num_iterations: int,
-           tree: Tree) -> None:
+           tree: Tree, weights: np.ndarray = NO_WEIGHTS) -> None:
     """Run ``num_iterations`` more iterations on ``tree`` from ``state`` (``player`` to place a card).
 
     ``tree`` keeps its nodes between calls (call ``reset_tree`` for a new
     position); ``rng`` is an ``envs.rng`` generator state; ``depth`` < 0
-    rolls out to the end of the game.
+    rolls out to the end of the game. ``weights`` (float64 (26,
+    crossline.NUM_FEATURES)) add the cross-line correction to the learned
+    values of the rollout policy and of the grid where a rollout stops.
     """
     if K.current_player(state, cfg) != player:
         raise ValueError(f"mcts searches for the player to move, not player {player}")
     if num_iterations < 0 or uct_c < 0:
         raise ValueError("mcts needs num_iterations >= 0 and uct_c >= 0")
-    _iterate(state, player, cfg, table, values, rng, float(uct_c), int(depth), int(num_iterations), tree.first,
-             tree.count, tree.label, tree.sibling, tree.visits, tree.total, tree.meta, tree.root_stats)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if weights.ndim != 2 or weights.shape[1] != NO_WEIGHTS.shape[1]:
+        raise ValueError(f"weights must be float64 (n, {NO_WEIGHTS.shape[1]}), got shape {weights.shape}")
+    _iterate(state, player, cfg, table, values, weights, rng, float(uct_c), int(depth), int(num_iterations),
+             tree.first, tree.count, tree.label, tree.sibling, tree.visits, tree.total, tree.meta, tree.root_stats)
 
 
 def root_children(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -236,10 +243,11 @@ class MctsBot(SquaresBot):
 
     name = "mcts"
 
-    def __init__(self, game, player, seed, table, iterations, seconds_per_game, uct_c, depth):
+    def __init__(self, game, player, seed, table, iterations, seconds_per_game, uct_c, depth, crossline=False,
+                 weights=""):
         if iterations < 1 or seconds_per_game < 0 or uct_c < 0:
             raise ValueError("mcts needs iterations >= 1, seconds_per_game >= 0 and uct_c >= 0")
-        super().__init__(game, player, seed, table)
+        super().__init__(game, player, seed, table, crossline, weights)
         self._iterations, self._seconds, self._uct_c, self._depth = iterations, seconds_per_game, uct_c, depth
         capacity = _TIME_CAPACITY if seconds_per_game > 0 else NODES_PER_ITERATION * (iterations + 1)
         self._tree = new_tree(capacity)
@@ -247,7 +255,7 @@ class MctsBot(SquaresBot):
 
     def _run(self, work, n):
         search(work, self._player, self._cfg, HAND_TABLE, self._values, self._rng, self._uct_c, self._depth, n,
-               self._tree)
+               self._tree, self._weights)
 
     def _choose(self, work: np.ndarray) -> int:
         placed = int(work[K.S_NUM_PLACED + self._player])
@@ -279,7 +287,10 @@ register_bot(
     lambda game, player, seed, **o: MctsBot(game, player, seed, **o),
     "UCT over cells with sampled next cards, leaves valued by a short learned rollout and the learned table",
     {
-        "table": Option(str, "", "learned table file (default: the game's point system under results/poker_squares/)"),
+        "table": TABLE_OPTION,
+        "crossline": Option(bool, False, "add the cross-line correction to the learned values (rollout policy and "
+                            "leaf)"),
+        "weights": WEIGHTS_OPTION,
         "iterations": Option(int, 400, "iterations per move (when seconds_per_game is 0)"),
         "seconds_per_game": Option(float, 0.0, "time budget per game in seconds, split evenly over the moves "
                                                "(0: use iterations)"),

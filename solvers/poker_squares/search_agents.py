@@ -271,26 +271,26 @@ class MonteCarloBot(SquaresBot):
         return int(cands[int(np.argmax(values))])
 
 
-_TABLE = Option(str, "", "learned table file (default: the game's point system under results/poker_squares/)")
-_WEIGHTS = Option(str, "", "cross-line correction file (default: the game's point system under "
-                  "results/poker_squares/)")
+TABLE_OPTION = Option(str, "", "learned table file (default: the game's point system under results/poker_squares/)")
+WEIGHTS_OPTION = Option(str, "", "cross-line correction file (default: the game's point system under "
+                        "results/poker_squares/)")
 
 register_bot("learned", "poker_squares", lambda game, player, seed, table: LearnedBot(game, player, seed, table),
              "places each card where the learned value of the grid (sum of learned line values) is highest",
-             {"table": _TABLE})
+             {"table": TABLE_OPTION})
 
 
 register_bot("crossline", "poker_squares",
              lambda game, player, seed, table, weights: CrosslineBot(game, player, seed, table, weights),
              "places each card where the learned grid value plus its cross-line correction is highest",
-             {"table": _TABLE, "weights": _WEIGHTS})
+             {"table": TABLE_OPTION, "weights": WEIGHTS_OPTION})
 
 
 def _expectimax_options(depth: int, keep: int, crossline: bool = False) -> dict:
     return {
-        "table": _TABLE,
+        "table": TABLE_OPTION,
         "crossline": Option(bool, crossline, "add the cross-line correction to the learned grid values"),
-        "weights": _WEIGHTS,
+        "weights": WEIGHTS_OPTION,
         "depth": Option(int, depth, "plies: 2 (each next card placed at its best cell), 3 or 4 (and the cards "
                         "after it)"),
         "width": Option(int, 3, "with depth 3 or 4: cells tried per later card, those of highest learned gain"),
@@ -317,7 +317,7 @@ register_bot("expectimax_cross", "poker_squares",
 
 def _mc_options(seconds: float, policy: str, depth: int, keep: int, blend: float, crossline: bool = False) -> dict:
     return {
-        "table": _TABLE,
+        "table": TABLE_OPTION,
         "simulations": Option(int, 100, "rollouts per candidate cell and move (when seconds_per_game is 0)"),
         "seconds_per_game": Option(float, seconds, "time budget per game in seconds (0: use simulations)"),
         "policy": Option(str, policy, "rollout policy: 'greedy' (the game's greedy kernel) or 'learned'"),
@@ -327,7 +327,7 @@ def _mc_options(seconds: float, policy: str, depth: int, keep: int, blend: float
         "blend": Option(float, blend, "weight of three-ply expectimax values averaged with the rollout means (0: none)"),
         "crossline": Option(bool, crossline, "add the cross-line correction to the learned values (policy, cut, "
                             "ranking)"),
-        "weights": _WEIGHTS,
+        "weights": WEIGHTS_OPTION,
     }
 
 
