@@ -171,3 +171,22 @@ def test_the_committed_correction_makes_a_stronger_greedy_player():
     learned = evaluate(game, make_bot(game, "learned", seed=1), the_deals)["scores"]
     corrected = evaluate(game, make_bot(game, "crossline", seed=1), the_deals)["scores"]
     assert paired_diff_ci(corrected, learned).ci95_low > 0
+
+
+def test_weights_of_any_other_shape_are_refused_before_a_kernel_indexes_them():
+    from solvers.poker_squares import search as S
+
+    assert X.checked_weights(X.NO_WEIGHTS).shape == (0, X.NUM_FEATURES)
+    full = X.checked_weights(np.ones((X.NUM_PLACED, X.NUM_FEATURES), dtype=np.float32))
+    assert full.dtype == np.float64 and full.flags.c_contiguous and full.shape == (26, X.NUM_FEATURES)
+    for shape in [(5, X.NUM_FEATURES), (26, 5), (X.NUM_FEATURES,)]:
+        with pytest.raises(ValueError, match=r"weights must be float64 \(0 or 26"):
+            X.checked_weights(np.zeros(shape))
+    cfg = K.make_config(1, False, False, AMERICAN)
+    st = dealt_state(np.arange(25), [0, 1, 2])
+    cands = np.array([3, 4], dtype=np.int64)
+    sums = np.zeros(2)
+    with pytest.raises(ValueError, match="weights must be float64"):
+        S.mc_batch(st, 0, cfg, HAND_TABLE, np.zeros(L.NUM_KEYS), cands, 1, rng_state(1), S.POLICY_LEARNED, 2,
+                   sums, np.zeros((5, X.NUM_FEATURES)))
+    assert not sums.any()

@@ -80,6 +80,18 @@ F_CROSS_FLUSH, F_FLUSH_PAIRS, F_FLUSH_SHORT, F_RANK_PAIRS, F_RANK_SHORT, F_BIAS 
 NO_WEIGHTS = np.zeros((0, NUM_FEATURES), dtype=np.float64)
 
 
+def checked_weights(weights) -> np.ndarray:
+    """``weights`` as contiguous float64; a clear error unless shaped (0 or NUM_PLACED, NUM_FEATURES).
+
+    The kernels index the weights by the number of cards placed without bounds
+    checks, so every entry point that hands weights to them passes them here.
+    """
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if weights.shape not in ((0, NUM_FEATURES), (NUM_PLACED, NUM_FEATURES)):
+        raise ValueError(f"weights must be float64 (0 or {NUM_PLACED}, {NUM_FEATURES}), got shape {weights.shape}")
+    return weights
+
+
 @numba.njit(cache=True)
 def class_from_masks(masks, windows, seen, out):
     """Class of a line (-1 when full), its flush suit (-1 if none), cards it needs and held ranks if paired.
@@ -308,7 +320,7 @@ def play_round(cfg, values, weights, num_games: int, seed: int, xtx: np.ndarray,
     from envs.hands import HAND_TABLE
 
     scores = np.zeros(num_games, dtype=np.float64)
-    _play_round(cfg, HAND_TABLE, values, np.ascontiguousarray(weights, dtype=np.float64), int(num_games),
+    _play_round(cfg, HAND_TABLE, values, checked_weights(weights), int(num_games),
                 int(seed), xtx, xty, scores)
     return scores
 
@@ -366,7 +378,8 @@ def fit_rounds(points, rounds: int = 10, games: int = 200_000, seed: int = 0, ri
         means.append(float(scores.mean()))
         weights = fit(xtx, xty, ridge)
         save_npz(path, version=np.int64(WEIGHTS_VERSION), weights=weights, xtx=xtx, xty=xty,
-                 points=np.array(points), settings=settings, ridge=np.float64(ridge), table_sha256=np.str_(digest), round_means=np.array(means))
+                 points=np.array(points), settings=settings, ridge=np.float64(ridge), table_sha256=np.str_(digest),
+                 round_means=np.array(means))
         if progress:
             progress(len(means), rounds, means[-1], time.perf_counter() - started)
     return {"path": str(path), "rounds": len(means), "round_means": means}

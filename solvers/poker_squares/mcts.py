@@ -50,7 +50,7 @@ from envs.rng import shuffle
 from envs.poker_squares import kernels as K
 from solvers.bots import Option, register_bot
 from solvers.poker_squares import search as S
-from solvers.poker_squares.crossline import NO_WEIGHTS
+from solvers.poker_squares.crossline import NO_WEIGHTS, checked_weights
 from solvers.poker_squares.search_agents import TABLE_OPTION, WEIGHTS_OPTION, SquaresBot
 
 NODES_PER_ITERATION = K.NUM_CELLS + 1  # one new decision node and its after-state children at most
@@ -220,11 +220,9 @@ def search(state, player, cfg, table, values, rng, uct_c: float, depth: int, num
         raise ValueError(f"mcts searches for the player to move, not player {player}")
     if num_iterations < 0 or uct_c < 0:
         raise ValueError("mcts needs num_iterations >= 0 and uct_c >= 0")
-    weights = np.ascontiguousarray(weights, dtype=np.float64)
-    if weights.ndim != 2 or weights.shape[1] != NO_WEIGHTS.shape[1]:
-        raise ValueError(f"weights must be float64 (n, {NO_WEIGHTS.shape[1]}), got shape {weights.shape}")
-    _iterate(state, player, cfg, table, values, weights, rng, float(uct_c), int(depth), int(num_iterations),
-             tree.first, tree.count, tree.label, tree.sibling, tree.visits, tree.total, tree.meta, tree.root_stats)
+    _iterate(state, player, cfg, table, values, checked_weights(weights), rng, float(uct_c), int(depth),
+             int(num_iterations), tree.first, tree.count, tree.label, tree.sibling, tree.visits, tree.total, tree.meta,
+             tree.root_stats)
 
 
 def root_children(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

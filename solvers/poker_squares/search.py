@@ -38,8 +38,8 @@ import numpy as np
 from envs.cards import NUM_CARDS
 from envs.rng import shuffle
 from envs.poker_squares import kernels as K
-from solvers.poker_squares.crossline import (NO_WEIGHTS, NUM_FEATURES, best_corrected_after, corrected_cell,
-                                             corrected_value)
+from solvers.poker_squares.crossline import (NO_WEIGHTS, NUM_FEATURES, best_corrected_after, checked_weights,
+                                             corrected_cell, corrected_value)
 from solvers.poker_squares.learned import best_value_after, grid_value, learned_cell, placement_gain, seen_word
 
 POLICY_GREEDY = 0
@@ -140,7 +140,7 @@ def mc_batch(state, player, cfg, table, values, cands, num_sims, rng, policy, de
     """
     if len(sums) != len(cands):
         raise ValueError("sums must have one entry per candidate cell")
-    _mc_batch(state, player, cfg, table, values, np.ascontiguousarray(weights, dtype=np.float64), cands, len(cands),
+    _mc_batch(state, player, cfg, table, values, checked_weights(weights), cands, len(cands),
               int(num_sims), rng, int(policy), int(depth), sums)
 
 
@@ -306,9 +306,6 @@ def expectimax_values(state, player, cfg, table, values, cands, depth=2, width=K
     if len(first) == 0:
         raise ValueError("expectimax needs at least one next card")
     out = np.zeros(len(cands), dtype=np.float64)
-    weights = np.ascontiguousarray(weights, dtype=np.float64)
-    if weights.ndim != 2 or weights.shape[1] != NO_WEIGHTS.shape[1]:
-        raise ValueError(f"weights must be float64 (n, {NO_WEIGHTS.shape[1]}), got shape {weights.shape}")
-    _expectimax(state, player, cfg, table, values, weights, cands, len(cands), first, len(first), int(depth),
-                int(width), out)
+    _expectimax(state, player, cfg, table, values, checked_weights(weights), cands, len(cands), first, len(first),
+                int(depth), int(width), out)
     return out
