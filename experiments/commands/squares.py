@@ -7,7 +7,9 @@ same deals, an upper bound on the optimal expected score, and with ``--penalty
 learned`` the tighter information-relaxation bound; ``gamut squares
 train`` learns the partial-line values of a point system (checkpointed,
 resumable) and ``gamut squares train-crossline`` fits the cross-line
-correction on top of them (``solvers.poker_squares.crossline``); ``gamut squares play`` lets a person play with hints.
+correction on top of them (``solvers.poker_squares.crossline``), which ``gamut
+squares refit-crossline`` refits on games two-ply search plays with it
+(``solvers.poker_squares.search_fit``); ``gamut squares play`` lets a person play with hints.
 """
 
 from __future__ import annotations
@@ -93,6 +95,23 @@ def register(subparsers) -> None:
     cross.add_argument("--out", help="weights file (default: results/poker_squares/crossline_<scoring>.npz)")
     add_json_flag(cross)
     cross.set_defaults(handler=run_train_crossline)
+
+    refit = actions.add_parser("refit-crossline", help="refit the cross-line correction on games two-ply search "
+                               "plays with it (resumable)")
+    _add_scoring(refit)
+    refit.add_argument("--games", type=int, default=48_000, help="search games in all (default: %(default)s)")
+    refit.add_argument("--chunk", type=int, default=1000,
+                       help="games per chunk, the unit of checkpoints and of work per process (default: %(default)s)")
+    refit.add_argument("--seed", type=int, default=0, help="seed of the games (default: %(default)s)")
+    refit.add_argument("--scale", type=float, default=0.03,
+                       help="weight of the greedy rounds' equations beside the search games' (default: %(default)s)")
+    refit.add_argument("--workers", type=int, default=1,
+                       help="processes playing chunks at once; the result does not depend on it (default: %(default)s)")
+    refit.add_argument("--table", help="learned table (default: results/poker_squares/values_<scoring>.npz)")
+    refit.add_argument("--out", help="correction file holding a finished greedy fit, refitted in place "
+                                     "(default: results/poker_squares/crossline_<scoring>.npz)")
+    add_json_flag(refit)
+    refit.set_defaults(handler=run_refit_crossline)
 
     play = actions.add_parser("play", help="play Poker Squares in the terminal with hints")
     _add_scoring(play)
@@ -242,6 +261,21 @@ def run_train_crossline(args) -> int:
 
     summary = fit_rounds(points, args.rounds, args.games, seed=args.seed, ridge=args.ridge, path=args.out,
                          table=args.table, progress=None if args.json else progress)
+    emit_result(summary, args.json)
+    return 0
+
+
+def run_refit_crossline(args) -> int:
+    from envs.poker_squares.game import parse_points
+    from solvers.poker_squares.search_fit import refit_on_search
+
+    points = parse_points(args.scoring)
+
+    def progress(done, total, mean, seconds):
+        print(f"{done:>8,} / {total:,} games   mean so far {mean:7.2f}   {seconds:7.0f} s", flush=True)
+
+    summary = refit_on_search(points, args.games, args.chunk, seed=args.seed, scale=args.scale, workers=args.workers,
+                              path=args.out, table=args.table, progress=None if args.json else progress)
     emit_result(summary, args.json)
     return 0
 

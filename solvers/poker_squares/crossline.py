@@ -269,6 +269,26 @@ def corrected_cell(state, player, cfg, table, values, weights):
 
 
 @numba.njit(cache=True)
+def add_game(phis, base, final, xtx, xty):
+    """Add the afterstates of one finished game to the normal equations of the residual fit.
+
+    ``phis`` float64 (NUM_PLACED, NUM_FEATURES) and ``base`` float64
+    (NUM_PLACED,) hold, in row t = 1..24, the features and the learned grid
+    value of the grid after its t-th card; ``final`` is the game's score.
+    Row t of ``xtx`` and ``xty`` gains ``phi phi^T`` and ``phi * (final -
+    base[t])``.
+    """
+    for t in range(1, K.NUM_CELLS):
+        residual = final - base[t]
+        for i in range(NUM_FEATURES):
+            if phis[t, i] == 0.0:
+                continue
+            xty[t, i] += phis[t, i] * residual
+            for j in range(NUM_FEATURES):
+                xtx[t, i, j] += phis[t, i] * phis[t, j]
+
+
+@numba.njit(cache=True)
 def _play_round(cfg, table, values, weights, num_games, seed, xtx, xty, scores):
     rng = rng_state(seed)
     deck = np.arange(NUM_CARDS)
@@ -286,16 +306,8 @@ def _play_round(cfg, table, values, weights, num_games, seed, xtx, xty, scores):
             if step + 1 < K.NUM_CELLS:
                 features(state, 0, seen, phis[step + 1])
                 base[step + 1] = grid_value_with_seen(state, 0, step + 1, seen, cfg, table, values)
-        final = float(K.grid_score(state, 0, cfg, table))
-        scores[g] = final
-        for t in range(1, K.NUM_CELLS):
-            residual = final - base[t]
-            for i in range(NUM_FEATURES):
-                if phis[t, i] == 0.0:
-                    continue
-                xty[t, i] += phis[t, i] * residual
-                for j in range(NUM_FEATURES):
-                    xtx[t, i, j] += phis[t, i] * phis[t, j]
+        scores[g] = float(K.grid_score(state, 0, cfg, table))
+        add_game(phis, base, scores[g], xtx, xty)
 
 
 def play_round(cfg, values, weights, num_games: int, seed: int, xtx: np.ndarray, xty: np.ndarray) -> np.ndarray:
@@ -397,8 +409,8 @@ def _load(path: Path):
     return saved
 
 
-def load_weights(points, path: Path | None = None, table: Path | None = None) -> np.ndarray:
-    """The fitted weights of ``points`` (float64 (NUM_PLACED, NUM_FEATURES)), checked against the table."""
+def load_fit(points, path: Path | None = None, table: Path | None = None):
+    """The correction file of ``points`` (an ``np.load`` mapping), checked: a finished fit on ``table``."""
     points = tuple(int(p) for p in points)
     path = Path(path) if path else weights_path(points)
     if not path.exists():
@@ -414,4 +426,15 @@ def load_weights(points, path: Path | None = None, table: Path | None = None) ->
     if len(saved["round_means"]) < int(saved["settings"][0]):
         raise ValueError(f"{path} is an unfinished fit ({len(saved['round_means'])} of {int(saved['settings'][0])} "
                          "rounds): resume it with the same command")
+    return saved
+
+
+def load_weights(points, path: Path | None = None, table: Path | None = None) -> np.ndarray:
+    """The fitted weights of ``points`` (float64 (NUM_PLACED, NUM_FEATURES)), checked against the table."""
+    path = Path(path) if path else weights_path(points)
+    saved = load_fit(points, path, table)
+    if "search_settings" in saved and len(saved["search_scores"]) < int(saved["search_settings"][0]):
+        raise ValueError(f"{path} holds an unfinished search refit ({len(saved['search_scores'])} of "
+                         f"{int(saved['search_settings'][0])} games): resume it with the same "
+                         "`gamut squares refit-crossline` command")
     return saved["weights"].copy()

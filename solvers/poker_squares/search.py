@@ -277,6 +277,25 @@ def _expectimax(state, player, cfg, table, values, weights, cands, ncand, first,
         work[K.S_NUM_PLACED + player] = placed
 
 
+@numba.njit(cache=True)
+def two_ply_cell(state, player, cfg, table, values, weights):
+    """The cell two-ply ``expectimax`` on ``weights`` chooses for the card to place, exactly as the agent does.
+
+    Candidate cells (``candidate_cells``), each valued by the expectation over
+    every next card (``chance_cards``) of the best corrected grid value after
+    it; the first of the highest values wins, as ``np.argmax`` picks it.
+    """
+    cands = np.empty(K.NUM_CELLS, np.int64)
+    ncand = candidate_cells(state, player, cands)
+    if ncand == 1:
+        return cands[0]
+    first = np.empty(NUM_CARDS, np.int64)
+    nfirst = chance_cards(state, player, 0, first)
+    out = np.zeros(ncand, np.float64)
+    _expectimax(state, player, cfg, table, values, weights, cands, ncand, first, nfirst, 2, K.NUM_CELLS, out)
+    return cands[np.argmax(out)]
+
+
 def next_cards(state, player) -> np.ndarray:
     """The cards that may come after the one to place: int64 (n,), the dealt next card alone or the unseen."""
     out = np.empty(NUM_CARDS, np.int64)
