@@ -269,6 +269,18 @@ def corrected_cell(state, player, cfg, table, values, weights):
 
 
 @numba.njit(cache=True)
+def record_afterstate(state, placed, seen, cfg, table, values, phis, base):
+    """Write the features and the learned value of player 0's grid after its ``placed``-th card into row ``placed``.
+
+    ``seen`` is the packed word of the grid's cards; a full grid (``placed`` 25)
+    writes nothing, its score being the game's final one (``add_game``).
+    """
+    if placed < K.NUM_CELLS:
+        features(state, 0, seen, phis[placed])
+        base[placed] = grid_value_with_seen(state, 0, placed, seen, cfg, table, values)
+
+
+@numba.njit(cache=True)
 def add_game(phis, base, final, xtx, xty):
     """Add the afterstates of one finished game to the normal equations of the residual fit.
 
@@ -303,9 +315,7 @@ def _play_round(cfg, table, values, weights, num_games, seed, xtx, xty, scores):
             K.deal_card(state, deck[step])
             K.place_card(state, 0, corrected_cell(state, 0, cfg, table, values, weights))
             seen += card_seen_word(deck[step])
-            if step + 1 < K.NUM_CELLS:
-                features(state, 0, seen, phis[step + 1])
-                base[step + 1] = grid_value_with_seen(state, 0, step + 1, seen, cfg, table, values)
+            record_afterstate(state, step + 1, seen, cfg, table, values, phis, base)
         scores[g] = float(K.grid_score(state, 0, cfg, table))
         add_game(phis, base, scores[g], xtx, xty)
 

@@ -39,7 +39,7 @@ from envs.cards import NUM_CARDS
 from envs.rng import rng_state, shuffle
 from envs.poker_squares import kernels as K
 from solvers.poker_squares import crossline as C
-from solvers.poker_squares.learned import card_seen_word, grid_value_with_seen
+from solvers.poker_squares.learned import card_seen_word
 from solvers.poker_squares.search import two_ply_cell
 from solvers.poker_squares.training import save_npz, stream_seed, table_path
 
@@ -59,9 +59,7 @@ def _play_chunk(cfg, table, values, weights, num_games, seed, xtx, xty, scores):
             K.deal_card(state, deck[step])
             K.place_card(state, 0, two_ply_cell(state, 0, cfg, table, values, weights))
             seen += card_seen_word(deck[step])
-            if step + 1 < K.NUM_CELLS:
-                C.features(state, 0, seen, phis[step + 1])
-                base[step + 1] = grid_value_with_seen(state, 0, step + 1, seen, cfg, table, values)
+            C.record_afterstate(state, step + 1, seen, cfg, table, values, phis, base)
         scores[g] = float(K.grid_score(state, 0, cfg, table))
         C.add_game(phis, base, scores[g], xtx, xty)
 
