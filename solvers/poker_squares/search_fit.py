@@ -93,7 +93,7 @@ def _worker_chunk(job):
     return play_chunk(_WORKER["cfg"], _WORKER["values"], _WORKER["weights"], num_games, seed)
 
 
-def refit_on_search(points, games: int = 60_000, chunk: int = 1000, seed: int = 0, scale: float = 0.03,
+def refit_on_search(points, games: int = 48_000, chunk: int = 1000, seed: int = 0, scale: float = 0.03,
                     workers: int = 1, path: Path | None = None, table: Path | None = None, progress=None) -> dict:
     """Refit (or resume refitting) the correction of ``points`` on ``games`` games of two-ply search.
 
