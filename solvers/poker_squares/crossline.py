@@ -143,7 +143,7 @@ def _cell_terms(info, row, col, phi, sign):
 
 @numba.njit(cache=True)
 def _competition(info, seen, phi):
-    """Write the suit and rank competition features and the bias (features 101..105) from the line infos."""
+    """Write the suit and rank competition features and the bias (features 290..294) from the line infos."""
     drawing = np.zeros(4, np.int64)
     needed = np.zeros(4, np.int64)
     wanted = np.zeros(13, np.int64)
