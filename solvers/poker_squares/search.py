@@ -23,7 +23,8 @@ learned grid value after that card is placed. Three plies: each next card
 goes to the best of its ``width`` cells of highest learned placement gain,
 valued by two-ply expectimax over the card after it; the pruning keeps the
 cost near ``width`` times that of two plies per next card. Four plies nest
-three the same way.
+three the same way. ``two_ply_cell`` is the cell two plies choose, inside a
+kernel (the search refit of ``solvers.poker_squares.search_fit`` plays with it).
 
 Both take optional cross-line ``weights`` (``solvers.poker_squares.crossline``):
 the learned grid value at the leaves, in the learned rollout policy and at a
