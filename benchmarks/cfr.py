@@ -32,9 +32,9 @@ def add_arguments(parser) -> None:
 def run(args) -> dict:
     import pyspiel
 
-    from solvers.cfr.best_response import exploitability
-    from solvers.cfr.extract import extract_game, load_game_string
-    from solvers.cfr.tabular import TabularCFR
+    from gamut.solvers.cfr.best_response import exploitability
+    from gamut.solvers.cfr.extract import extract_game, load_game_string
+    from gamut.solvers.cfr.tabular import TabularCFR
 
     if args.iterations < 1 or args.repeats < 1 or args.mccfr_iterations < 0:
         raise ValueError("--iterations and --repeats must be >= 1 and --mccfr-iterations >= 0")
@@ -86,7 +86,7 @@ def run(args) -> dict:
 def _mccfr_rates(game, iterations: int, repeats: int) -> dict:
     from open_spiel.python.algorithms.external_sampling_mccfr import ExternalSamplingSolver
 
-    from solvers.cfr.mccfr import MCCFR
+    from gamut.solvers.cfr.mccfr import MCCFR
 
     ours, theirs = [], []
     for repeat in range(repeats):

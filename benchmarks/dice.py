@@ -7,7 +7,7 @@ implementation takes about 10 s here), so the record also carries the
 expected score each solve found.
 
 Rollouts: uniformly random two-player games of the twelve-box game played
-entirely in Numba (``envs.poker_dice.kernels.random_games``) beside
+entirely in Numba (``gamut.envs.poker_dice.kernels.random_games``) beside
 OpenSpiel's C++ ``yacht`` (two players, five dice, three rolls) played entirely
 in C++ by ``pyspiel.evaluate_bots`` with uniform random bots, in the same run;
 median games per second of ``--repeats`` timed batches each.
@@ -47,10 +47,10 @@ def run(args: argparse.Namespace) -> dict:
     import numpy as np
     import pyspiel
 
-    import envs.poker_dice.game  # noqa: F401  (registers poker_dice)
-    from envs.poker_dice import kernels as K
-    from envs.poker_dice.scorecard import compile_variant, make_variant
-    from solvers.poker_dice.dp import solve_values
+    import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
+    from gamut.envs.poker_dice import kernels as K
+    from gamut.envs.poker_dice.scorecard import compile_variant, make_variant
+    from gamut.solvers.poker_dice.dp import solve_values
 
     for name, value, low in (("--repeats", args.repeats, 1), ("--games", args.games, 1),
                              ("--openspiel-games", args.openspiel_games, 1)):

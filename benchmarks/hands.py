@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> dict:
     from phevaluator.evaluator import evaluate_5cards, evaluate_7cards
     from treys import Card, Evaluator
 
-    from envs import hands
+    from gamut.envs import hands
 
     if args.quick:
         for name, value in _QUICK.items():

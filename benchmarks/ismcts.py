@@ -74,8 +74,8 @@ def run(args) -> dict:
     from open_spiel.python.algorithms import ismcts as openspiel_ismcts
     from open_spiel.python.algorithms import mcts as openspiel_mcts
 
-    import envs  # noqa: F401  (registers the toolkit's games)
-    from solvers.ismcts import ISMCTS
+    import gamut.envs  # noqa: F401  (registers the toolkit's games)
+    from gamut.solvers.ismcts import ISMCTS
 
     if args.iterations < 1 or args.positions < 1 or args.repeats < 1 or args.uct_c < 0:
         raise ValueError("--iterations, --positions and --repeats must be >= 1 and --uct-c >= 0")

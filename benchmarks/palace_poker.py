@@ -1,7 +1,7 @@
 """Random full hands of Palace Poker per second: Numba playouts vs the pyspiel State API.
 
 Both sides play hands with uniformly random chance outcomes and decisions
-from the same game string in this run: ours with ``envs.palace_poker.rollout``
+from the same game string in this run: ours with ``gamut.envs.palace_poker.rollout``
 entirely in Numba, the baseline through ``legal_actions`` /
 ``chance_outcomes`` / ``apply_action`` of the pyspiel State (what a generic
 OpenSpiel algorithm pays). Kernels are compiled or loaded by a warm-up first;
@@ -34,9 +34,9 @@ def run(args) -> dict:
     import numpy as np
     import pyspiel
 
-    from benchmarks.state_api import random_games_through_state_api
-    import envs  # noqa: F401  (registers the game)
-    from envs.palace_poker.rollout import random_hands
+    from gamut.benchmarks.state_api import random_games_through_state_api
+    import gamut.envs  # noqa: F401  (registers the game)
+    from gamut.envs.palace_poker.rollout import random_hands
 
     if args.numba_hands < 1 or args.api_hands < 1 or args.repeats < 1:
         raise ValueError("--numba-hands, --api-hands and --repeats must be >= 1")

@@ -33,9 +33,9 @@ def run(args) -> dict:
     import numpy as np
     import pyspiel
 
-    from benchmarks.state_api import random_games_through_state_api
-    import envs  # noqa: F401  (registers poke)
-    from envs.poke import rollout
+    from gamut.benchmarks.state_api import random_games_through_state_api
+    import gamut.envs  # noqa: F401  (registers poke)
+    from gamut.envs.poke import rollout
 
     if args.deals < 1 or args.api_deals < 1 or args.repeats < 1:
         raise ValueError("--deals, --api-deals and --repeats must be >= 1")

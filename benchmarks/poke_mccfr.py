@@ -1,8 +1,8 @@
 """External-sampling MCCFR iterations per second on a Poke deal: our kernel walker vs OpenSpiel's Python solver.
 
 Both run external sampling on the same game string without abstraction (the
-information-state string is the key): ours is ``solvers.cfr.mccfr.MCCFR``
-over ``solvers.poke.walker.PokeWalker`` (kernel arrays instead of pyspiel
+information-state string is the key): ours is ``gamut.solvers.cfr.mccfr.MCCFR``
+over ``gamut.solvers.poke.walker.PokeWalker`` (kernel arrays instead of pyspiel
 states; it reproduces MCCFR through the pyspiel API exactly), the baseline
 ``open_spiel.python.algorithms.external_sampling_mccfr.ExternalSamplingSolver``
 through the pyspiel API. Ours is timed twice: with the game's string keys
@@ -41,9 +41,9 @@ def run(args) -> dict:
     import pyspiel
     from open_spiel.python.algorithms.external_sampling_mccfr import ExternalSamplingSolver
 
-    import envs  # noqa: F401  (registers poke)
-    from solvers.cfr.mccfr import MCCFR
-    from solvers.poke.walker import PokeWalker
+    import gamut.envs  # noqa: F401  (registers poke)
+    from gamut.solvers.cfr.mccfr import MCCFR
+    from gamut.solvers.poke.walker import PokeWalker
 
     if args.iterations < 1 or args.repeats < 1 or args.warmup < 0:
         raise ValueError("--iterations and --repeats must be >= 1 and --warmup >= 0")

@@ -32,9 +32,9 @@ def run(args) -> dict:
     import numpy as np
     import pyspiel
 
-    from benchmarks.state_api import random_games_through_state_api
-    import envs  # noqa: F401  (registers poker_squares)
-    from envs.poker_squares import kernels as K
+    from gamut.benchmarks.state_api import random_games_through_state_api
+    import gamut.envs  # noqa: F401  (registers poker_squares)
+    from gamut.envs.poker_squares import kernels as K
 
     if args.games < 1 or args.api_games < 1 or args.repeats < 1:
         raise ValueError("--games, --api-games and --repeats must be >= 1")

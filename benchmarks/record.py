@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from experiments.provenance import git_commit, machine, toolkit_version
+from gamut.experiments.provenance import git_commit, machine, toolkit_version
 
 
 def append_record(folder: str | os.PathLike, name: str, result: dict) -> Path:

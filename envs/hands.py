@@ -62,7 +62,7 @@ from itertools import combinations_with_replacement
 import numba
 import numpy as np
 
-from envs.cards import NUM_CARDS, NUM_RANKS
+from gamut.envs.cards import NUM_CARDS, NUM_RANKS
 
 HIGH_CARD = 0
 ONE_PAIR = 1

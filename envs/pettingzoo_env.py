@@ -25,7 +25,7 @@ def pettingzoo_env(game: str | pyspiel.Game, render_mode: str | None = None):
         from shimmy import OpenSpielCompatibilityV0
     except ImportError:
         raise ValueError("PettingZoo environments need Shimmy: pip install 'gamut[pettingzoo]'") from None
-    import envs  # noqa: F401  (registers the toolkit's games)
+    import gamut.envs  # noqa: F401  (registers the toolkit's games)
 
     loaded = pyspiel.load_game(game) if isinstance(game, str) else game
     return OpenSpielCompatibilityV0(

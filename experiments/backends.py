@@ -32,7 +32,7 @@ class TrialTask:
 
 def execute_trial(task: TrialTask) -> dict:
     """Run one trial in this process and return its journal record."""
-    import envs  # noqa: F401  (a worker must register the toolkit's games itself)
+    import gamut.envs  # noqa: F401  (a worker must register the toolkit's games itself)
 
     module = importlib.import_module(task.module)
     start = time.perf_counter()

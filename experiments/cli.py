@@ -12,7 +12,7 @@ import importlib
 import sys
 from importlib.metadata import version
 
-from experiments.commands import COMMAND_MODULES
+from gamut.experiments.commands import COMMAND_MODULES
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -78,7 +78,7 @@ def game_string(value) -> str:
     """Checker for a field holding a pyspiel game string: the game must load."""
     import pyspiel
 
-    import envs  # noqa: F401  (registers the toolkit's games)
+    import gamut.envs  # noqa: F401  (registers the toolkit's games)
 
     if not isinstance(value, str):
         raise ValueError(f"expected a game string such as 'poker_squares(scoring=english)', got {value!r}")

@@ -1,7 +1,7 @@
 """Poker dice in the terminal: the score sheet of every player, the dice and the rolls left.
 
 Importing this module registers the view for ``poker_dice`` with
-``experiments.terminal_play`` (``gamut play poker_dice`` and ``gamut dice play``
+``gamut.experiments.terminal_play`` (``gamut play poker_dice`` and ``gamut dice play``
 do). Each open box of the player to move shows in brackets what the dice
 showing would score there now (first-roll doubling, jokers and the Yahtzee
 bonus included; the upper bonus has its own row); ``.`` marks an open box these dice may not fill now (an earlier
@@ -38,11 +38,11 @@ from collections import Counter
 
 import numpy as np
 
-from envs import dice
-from envs.poker_dice import kernels as K
-from envs.poker_dice.scorecard import AUX_BANK, AUX_REPEAT_FLAG, P_BANK_STAGE_OK
-from envs.poker_dice.scoring import allowed_boxes, box_score, current_stage, record, repeat_bonus
-from experiments.terminal_play import TableView, normalise, register_view
+from gamut.envs import dice
+from gamut.envs.poker_dice import kernels as K
+from gamut.envs.poker_dice.scorecard import AUX_BANK, AUX_REPEAT_FLAG, P_BANK_STAGE_OK
+from gamut.envs.poker_dice.scoring import allowed_boxes, box_score, current_stage, record, repeat_bonus
+from gamut.experiments.terminal_play import TableView, normalise, register_view
 
 _LABEL = 26
 _COLUMN = 8

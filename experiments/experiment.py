@@ -11,7 +11,7 @@ defines:
     never reused.
 ``PARAMS`` : dict
     Field name -> type (``int``, ``float``, ``str``, ``bool``, ``list``) or a
-    checker function (e.g. :func:`experiments.config.game_string`); ``seed``
+    checker function (e.g. :func:`gamut.experiments.config.game_string`); ``seed``
     and ``trials`` are always present.
 ``run_trial(params, spec, seed) -> list[dict]``
     Runs one trial and returns its rows (flat dicts) for the tidy table.
@@ -39,19 +39,19 @@ from types import ModuleType
 
 import numpy as np
 
-from experiments.config import CONFIG_DIR, ConfigError, ResolvedConfig, load_config
+from gamut.experiments.config import CONFIG_DIR, ConfigError, ResolvedConfig, load_config
 
 # Registered experiments, in the order `gamut reproduce` runs them.
 EXPERIMENTS: dict[str, str] = {
-    "hand_frequencies": "experiments.trials.hand_frequencies",
-    "cfr_convergence": "experiments.trials.cfr_convergence",
-    "poke_doubling": "experiments.trials.poke_doubling",
-    "poker_squares_agents": "experiments.trials.poker_squares_agents",
-    "poker_squares_bounds": "experiments.trials.poker_squares_bounds",
-    "palace_tournament": "experiments.trials.palace_tournament",
-    "dice_optimal": "experiments.trials.dice_optimal",
-    "dice_ranking": "experiments.trials.dice_ranking",
-    "rl_learning_curve": "experiments.trials.rl_learning_curve",
+    "hand_frequencies": "gamut.experiments.trials.hand_frequencies",
+    "cfr_convergence": "gamut.experiments.trials.cfr_convergence",
+    "poke_doubling": "gamut.experiments.trials.poke_doubling",
+    "poker_squares_agents": "gamut.experiments.trials.poker_squares_agents",
+    "poker_squares_bounds": "gamut.experiments.trials.poker_squares_bounds",
+    "palace_tournament": "gamut.experiments.trials.palace_tournament",
+    "dice_optimal": "gamut.experiments.trials.dice_optimal",
+    "dice_ranking": "gamut.experiments.trials.dice_ranking",
+    "rl_learning_curve": "gamut.experiments.trials.rl_learning_curve",
 }
 
 _REQUIRED = ("NAME", "VERSION", "PARAMS", "run_trial", "summarize")

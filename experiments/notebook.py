@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from experiments.provenance import REPO_ROOT
-from experiments.store import METADATA, load_results, results_dir
+from gamut.experiments.provenance import REPO_ROOT
+from gamut.experiments.store import METADATA, load_results, results_dir
 
 
 def notebook_profile() -> str:
@@ -37,12 +37,12 @@ def load(experiment: str) -> dict:
 
     Examples
     --------
-    >>> from experiments.notebook import load          # doctest: +SKIP
+    >>> from gamut.experiments.notebook import load          # doctest: +SKIP
     >>> freq = load("hand_frequencies")["tables"]["category_frequencies"]  # doctest: +SKIP
     """
     profile, root = notebook_profile(), results_root()
     if not (results_dir(root, experiment, profile) / METADATA).exists():
-        from experiments.runner import run_experiment
+        from gamut.experiments.runner import run_experiment
 
         run_experiment(experiment, profile=profile, results_root=root, resume=True)
     return load_results(experiment, profile, root)

@@ -1,7 +1,7 @@
 """Palace Poker in the terminal: the table as one seat sees it.
 
 Importing this module registers the view for ``palace_poker`` with
-``experiments.terminal_play`` (``gamut palace play`` does). Example (you in
+``gamut.experiments.terminal_play`` (``gamut palace play`` does). Example (you in
 seat 0 of three, seat 2 out)::
 
     Palace Poker: pot 13, draw pile 36, discard pile 3, turn 4
@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.cards import cards_str
-from envs.palace_poker import kernels as K
-from envs.palace_poker import layout as L
-from envs.palace_poker.encoding import END_NAMES
-from experiments.terminal_play import TableView, register_view
+from gamut.envs.cards import cards_str
+from gamut.envs.palace_poker import kernels as K
+from gamut.envs.palace_poker import layout as L
+from gamut.envs.palace_poker.encoding import END_NAMES
+from gamut.experiments.terminal_play import TableView, register_view
 
 
 def _cards(st: np.ndarray, loc: int, mask: int | None = None) -> list[int]:

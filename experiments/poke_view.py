@@ -1,7 +1,7 @@
 """Poke in the terminal: a score sheet with a line, the deal as the person sees it, discreet bot moves.
 
 Importing this module registers the view for ``poke`` with
-``experiments.terminal_play`` (``gamut poke play`` does).
+``gamut.experiments.terminal_play`` (``gamut poke play`` does).
 
 Example of a sheet (the person in seat 0, after a few deals)::
 
@@ -14,10 +14,10 @@ Example of a sheet (the person in seat 0, after a few deals)::
 
 from __future__ import annotations
 
-from envs.cards import cards_str, parse_cards
-from envs.poke import kernels as K
-from envs.poke.encoding import deal_string, mask_cards, table_cards
-from experiments.terminal_play import TableView, normalise, register_view
+from gamut.envs.cards import cards_str, parse_cards
+from gamut.envs.poke import kernels as K
+from gamut.envs.poke.encoding import deal_string, mask_cards, table_cards
+from gamut.experiments.terminal_play import TableView, normalise, register_view
 
 
 def score_sheet(st, player: int) -> str:

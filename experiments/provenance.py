@@ -17,8 +17,8 @@ def toolkit_version() -> str:
 
 def game_versions() -> dict[str, int]:
     """Versions of every game of the toolkit (importing ``envs`` registers them all)."""
-    import envs  # noqa: F401  (registers the games and records their versions)
-    from envs.versions import game_versions as recorded
+    import gamut.envs  # noqa: F401  (registers the games and records their versions)
+    from gamut.envs.versions import game_versions as recorded
 
     return recorded()
 

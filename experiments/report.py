@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from experiments.store import METADATA, REPORT_FRAGMENT, results_dir
+from gamut.experiments.store import METADATA, REPORT_FRAGMENT, results_dir
 
 
 def write_report(experiments: list[str], profile: str, results_root: str | Path = "results") -> Path:

@@ -16,11 +16,11 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from experiments import provenance
-from experiments.backends import TrialTask, make_backend
-from experiments.config import changed_fields
-from experiments.experiment import Experiment, load_experiment, trial_seed
-from experiments.store import (
+from gamut.experiments import provenance
+from gamut.experiments.backends import TrialTask, make_backend
+from gamut.experiments.config import changed_fields
+from gamut.experiments.experiment import Experiment, load_experiment, trial_seed
+from gamut.experiments.store import (
     METADATA,
     REPORT_FRAGMENT,
     RUN_MANIFEST,

@@ -1,7 +1,7 @@
 """Poker Squares in the terminal: the 5x5 grid drawn with its line points, the card to place.
 
 Importing this module registers the view for ``poker_squares`` with
-``experiments.terminal_play`` (``gamut squares play`` does). Undo is allowed:
+``gamut.experiments.terminal_play`` (``gamut squares play`` does). Undo is allowed:
 the cards are dealt from a generator seeded by the history length, so taking
 a placement back shows the same card again and the same cards follow (the
 final line counts the moves taken back). Hints come from the ``expectimax_cross``
@@ -22,10 +22,10 @@ cards placed)::
 
 from __future__ import annotations
 
-from envs.cards import card_str
-from envs.hands import HAND_TABLE
-from envs.poker_squares import kernels as K
-from experiments.terminal_play import TableView, normalise, register_view
+from gamut.envs.cards import card_str
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.poker_squares import kernels as K
+from gamut.experiments.terminal_play import TableView, normalise, register_view
 
 _RULE = "       " + "+-----" * K.GRID_SIZE + "+"
 

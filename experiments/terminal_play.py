@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyspiel
 
-from solvers.bots import bot_names, make_bot
+from gamut.solvers.bots import bot_names, make_bot
 
 
 def _generic_render(state: pyspiel.State, player: int) -> str:
@@ -93,10 +93,10 @@ _VIEWS: dict[str, TableView] = {}
 
 # Modules that register the views of the toolkit's games (imported on first use).
 VIEW_MODULES = (
-    "experiments.poke_view",
-    "experiments.squares_view",
-    "experiments.palace_view",
-    "experiments.dice_view",
+    "gamut.experiments.poke_view",
+    "gamut.experiments.squares_view",
+    "gamut.experiments.palace_view",
+    "gamut.experiments.dice_view",
 )
 
 

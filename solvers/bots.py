@@ -96,8 +96,8 @@ def _game_name(game: pyspiel.Game) -> str:
 
 
 def _specs_for_game(game: pyspiel.Game) -> dict[str, BotSpec]:
-    import envs  # noqa: F401  (agent modules register when the toolkit's games load)
-    import solvers.agents  # noqa: F401  (registers every agent of the toolkit)
+    import gamut.envs  # noqa: F401  (agent modules register when the toolkit's games load)
+    import gamut.solvers.agents  # noqa: F401  (registers every agent of the toolkit)
 
     name = _game_name(game)
     found = {}

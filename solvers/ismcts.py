@@ -106,7 +106,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyspiel
 
-from solvers.search.leaf import (  # noqa: F401  (re-exported: the protocol's built-in evaluators)
+from gamut.solvers.search.leaf import (  # noqa: F401  (re-exported: the protocol's built-in evaluators)
     CHANCE,
     EVALUATOR_NAMES,
     LeafEvaluator,

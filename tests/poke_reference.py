@@ -1,7 +1,7 @@
 """A slow, obvious pure-Python Poke referee, written from the rules spec, to check the kernels.
 
-Cards are ids (``envs.cards``); hands are Python sets; actions use the ids of
-``envs.poke.kernels``. Poker hands of five cards are valued with ``treys``; hands
+Cards are ids (``gamut.envs.cards``); hands are Python sets; actions use the ids of
+``gamut.envs.poke.kernels``. Poker hands of five cards are valued with ``treys``; hands
 of fewer cards by counting ranks (only pairs, two pairs, trips and quads exist).
 """
 
@@ -12,7 +12,7 @@ from itertools import combinations
 
 from treys import Card, Evaluator
 
-from envs.cards import card_str, deck
+from gamut.envs.cards import card_str, deck
 
 POINTS = {"high card": 0, "one pair": 50, "two pairs": 100, "three of a kind": 200, "straight": 300,
           "flush": 400, "full house": 500, "four of a kind": 600, "straight flush": 750, "royal flush": 1000}

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from envs.poker_squares import kernels as K
+from gamut.envs.poker_squares import kernels as K
 
 
 def dealt_state(deal, placed_cells):
@@ -20,7 +20,7 @@ def dealt_state(deal, placed_cells):
 
 
 def reference_features(grid, seen):
-    """The cross-line features of ``solvers.poker_squares.crossline``, counted plainly from their definition.
+    """The cross-line features of ``gamut.solvers.poker_squares.crossline``, counted plainly from their definition.
 
     ``grid``: 25 card ids or -1 (cell id = 5 * row + column); ``seen``: the seen card ids. Returns float (295,).
     """

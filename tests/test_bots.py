@@ -4,7 +4,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-from solvers.bots import Option, UniformRandomBot, bot_names, describe_bots, make_bot, register_bot
+from gamut.solvers.bots import Option, UniformRandomBot, bot_names, describe_bots, make_bot, register_bot
 
 KUHN = pyspiel.load_game("kuhn_poker")
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from envs import cards
+from gamut.envs import cards
 
 
 def test_every_id_round_trips_through_rank_suit_and_text():

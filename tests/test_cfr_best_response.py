@@ -9,8 +9,8 @@ from open_spiel.python import policy as openspiel_policy
 from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability as openspiel_exploitability
 
-from solvers.cfr.best_response import best_response, exploitability, policy_value
-from solvers.cfr.extract import CHANCE, TERMINAL, extract_game
+from gamut.solvers.cfr.best_response import best_response, exploitability, policy_value
+from gamut.solvers.cfr.extract import CHANCE, TERMINAL, extract_game
 
 
 def _random_policies(tree, rng, count):

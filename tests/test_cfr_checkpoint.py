@@ -7,10 +7,10 @@ import numpy as np
 import pyspiel
 import pytest
 
-from solvers.cfr.checkpoint import CheckpointError, load_checkpoint, read_checkpoint, save_checkpoint, train
-from solvers.cfr.extract import extract_game
-from solvers.cfr.mccfr import MCCFR
-from solvers.cfr.tabular import TabularCFR
+from gamut.solvers.cfr.checkpoint import CheckpointError, load_checkpoint, read_checkpoint, save_checkpoint, train
+from gamut.solvers.cfr.extract import extract_game
+from gamut.solvers.cfr.mccfr import MCCFR
+from gamut.solvers.cfr.tabular import TabularCFR
 
 
 @pytest.fixture(scope="module")

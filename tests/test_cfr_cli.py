@@ -6,8 +6,8 @@ import re
 import pyspiel
 import pytest
 
-from experiments.cli import main
-from solvers.cfr.policy_io import load_strategy
+from gamut.experiments.cli import main
+from gamut.solvers.cfr.policy_io import load_strategy
 
 
 def _last_json(capsys):

@@ -4,7 +4,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-from solvers.cfr.extract import (
+from gamut.solvers.cfr.extract import (
     CHANCE,
     DECISION,
     TERMINAL,

@@ -4,10 +4,10 @@ import numpy as np
 import pyspiel
 import pytest
 
-from solvers.cfr.best_response import exploitability
-from solvers.cfr.extract import extract_game
-from solvers.cfr.mccfr import MCCFR
-from solvers.cfr.policy_io import TabularStrategy
+from gamut.solvers.cfr.best_response import exploitability
+from gamut.solvers.cfr.extract import extract_game
+from gamut.solvers.cfr.mccfr import MCCFR
+from gamut.solvers.cfr.policy_io import TabularStrategy
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,10 @@ import pytest
 from open_spiel.python import policy as openspiel_policy
 from open_spiel.python.algorithms import exploitability as openspiel_exploitability
 
-from solvers.cfr.best_response import exploitability
-from solvers.cfr.extract import extract_game
-from solvers.cfr.mccfr import MCCFR
-from solvers.cfr.policy_io import (
+from gamut.solvers.cfr.best_response import exploitability
+from gamut.solvers.cfr.extract import extract_game
+from gamut.solvers.cfr.mccfr import MCCFR
+from gamut.solvers.cfr.policy_io import (
     StrategyBot,
     TabularStrategy,
     from_tabular_policy,
@@ -17,7 +17,7 @@ from solvers.cfr.policy_io import (
     save_strategy,
     to_tabular_policy,
 )
-from solvers.cfr.tabular import TabularCFR
+from gamut.solvers.cfr.tabular import TabularCFR
 
 
 @pytest.fixture(scope="module")
@@ -125,8 +125,8 @@ def test_bot_follows_the_strategy_and_is_seeded():
 
 
 def test_cfr_policy_agent_from_the_registry(tmp_path):
-    from solvers.bots import make_bot
-    from solvers.cfr import agents  # noqa: F401  (registers the agent)
+    from gamut.solvers.bots import make_bot
+    from gamut.solvers.cfr import agents  # noqa: F401  (registers the agent)
 
     game = pyspiel.load_game("kuhn_poker")
     tree = extract_game(game, report=None)

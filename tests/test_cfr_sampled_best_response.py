@@ -4,11 +4,11 @@ import numpy as np
 import pyspiel
 import pytest
 
-from solvers.cfr.best_response import best_response, policy_value
-from solvers.cfr.extract import extract_game
-from solvers.cfr.policy_io import TabularStrategy
-from solvers.cfr.sampled_best_response import sampled_best_response, sampled_exploitability
-from solvers.cfr.tabular import TabularCFR
+from gamut.solvers.cfr.best_response import best_response, policy_value
+from gamut.solvers.cfr.extract import extract_game
+from gamut.solvers.cfr.policy_io import TabularStrategy
+from gamut.solvers.cfr.sampled_best_response import sampled_best_response, sampled_exploitability
+from gamut.solvers.cfr.tabular import TabularCFR
 
 
 @pytest.fixture(scope="module")

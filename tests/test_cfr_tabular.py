@@ -7,9 +7,9 @@ from open_spiel.python import policy as openspiel_policy
 from open_spiel.python.algorithms import cfr, discounted_cfr
 from open_spiel.python.algorithms import exploitability as openspiel_exploitability
 
-from solvers.cfr.best_response import exploitability, policy_value
-from solvers.cfr.extract import extract_game
-from solvers.cfr.tabular import TabularCFR, average_policy_from_cumulative
+from gamut.solvers.cfr.best_response import exploitability, policy_value
+from gamut.solvers.cfr.extract import extract_game
+from gamut.solvers.cfr.tabular import TabularCFR, average_policy_from_cumulative
 
 
 def _reference(game, algorithm):
@@ -164,7 +164,7 @@ def _blockwise_reference(weights, starts):
 
 def test_regret_matching_and_normalization_kernels_on_random_tables():
     """Random tables: 10,000 over Kuhn's 12 sets and 60 over Leduc's 936 (176,160 sets)."""
-    from solvers.cfr.tabular import _normalize_average, _regret_matching
+    from gamut.solvers.cfr.tabular import _normalize_average, _regret_matching
 
     for game_name, count in (("kuhn_poker", 10_000), ("leduc_poker", 60)):
         tree = extract_game(game_name, report=None)

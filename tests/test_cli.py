@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.cli import main
+from gamut.experiments.cli import main
 
 GAMUT = str(Path(sys.executable).parent / "gamut")
 
@@ -66,7 +66,7 @@ def test_json_flag_prints_one_object_last(capsys, tmp_path):
 
 
 def test_list_names_every_registered_experiment(capsys, tmp_path):
-    from experiments.experiment import EXPERIMENTS
+    from gamut.experiments.experiment import EXPERIMENTS
 
     assert main(["list", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out

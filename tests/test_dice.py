@@ -6,7 +6,7 @@ from itertools import combinations, product
 import numpy as np
 import pytest
 
-from envs import dice
+from gamut.envs import dice
 
 ALL_ORDERED = list(product(range(1, 7), repeat=5))  # index order: d0 varies slowest here
 

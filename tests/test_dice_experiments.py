@@ -7,14 +7,14 @@ import pandas as pd
 import pyspiel
 import pytest
 
-import envs  # noqa: F401  (registers poker_dice)
-from envs import dice
-from experiments.config import ConfigError
-from experiments.experiment import load_experiment
-from experiments.trials import dice_optimal as D
-from experiments.trials import dice_ranking as R
-from solvers.poker_dice.bots import make_bot
-from solvers.poker_dice.ranking import solve_ranking
+import gamut.envs  # noqa: F401  (registers poker_dice)
+from gamut.envs import dice
+from gamut.experiments.config import ConfigError
+from gamut.experiments.experiment import load_experiment
+from gamut.experiments.trials import dice_optimal as D
+from gamut.experiments.trials import dice_ranking as R
+from gamut.solvers.poker_dice.bots import make_bot
+from gamut.solvers.poker_dice.ranking import solve_ranking
 
 QUICK_OPTIMAL = load_experiment("dice_optimal", "quick").config.params
 
@@ -24,7 +24,7 @@ def _exact_and_simulated(key: str, rule_off: str, games: int, seed: int) -> pd.D
              **D.run_trial({}, {"kind": "exact", "variant": key, "rule_off": rule_off}, 0)[0]}]
     spec = {"kind": "simulate", "variant": key, "games": games}
     if rule_off:
-        from solvers.poker_dice.simulate import optimal_scores
+        from gamut.solvers.poker_dice.simulate import optimal_scores
 
         hist = D.score_histogram(optimal_scores(D.solution_of(key, rule_off), games, seed))
     else:

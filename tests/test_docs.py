@@ -6,8 +6,8 @@ from pathlib import Path
 import pyspiel
 import pytest
 
-import envs  # noqa: F401  (registers the toolkit's games)
-from envs.versions import game_variants
+import gamut.envs  # noqa: F401  (registers the toolkit's games)
+from gamut.envs.versions import game_variants
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "games"
 FACT_BLOCK = re.compile(r"```gamut-facts\n(.*?)```", re.S)
@@ -59,7 +59,7 @@ def test_every_game_has_a_page_covering_every_variant(short_name):
 @pytest.mark.parametrize("short_name", list(game_variants()))
 def test_every_game_specific_agent_is_documented(short_name):
     """Each agent registered for this game by name (not for every game) appears on its page."""
-    from solvers.bots import ANY_GAME, bot_specs
+    from gamut.solvers.bots import ANY_GAME, bot_specs
 
     text = (DOCS / f"{short_name}.md").read_text()
     missing = set()

@@ -6,10 +6,10 @@ import pytest
 from open_spiel.python import rl_environment
 from pettingzoo.test import api_test
 
-import envs  # noqa: F401  (registers the toolkit's games)
-from envs.pettingzoo_env import pettingzoo_env
-from envs.versions import game_variants
-from solvers.bots import make_bot
+import gamut.envs  # noqa: F401  (registers the toolkit's games)
+from gamut.envs.pettingzoo_env import pettingzoo_env
+from gamut.envs.versions import game_variants
+from gamut.solvers.bots import make_bot
 
 SMALL_BUDGETS = {"iterations": 4, "seconds": 0.0, "simulations": 4, "rollouts": 1}
 VARIANTS = [variant for variants in game_variants().values() for variant in variants]
@@ -42,7 +42,7 @@ def test_openspiel_rl_environment_plays_an_episode(variant):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_every_registered_agent_plays_through_evaluate_bots(variant):
-    from solvers.bots import bot_specs
+    from gamut.solvers.bots import bot_specs
 
     game = pyspiel.load_game(variant)
     for name, spec in bot_specs(game).items():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from math import comb
 
-from experiments.trials import hand_frequencies as hf
+from gamut.experiments.trials import hand_frequencies as hf
 
 
 def test_dealt_hands_hold_distinct_cards_and_every_card_appears():

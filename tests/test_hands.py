@@ -1,4 +1,4 @@
-"""envs.hands: exhaustive five-card counts, order vs a plain-Python reference, best-of-N vs brute force."""
+"""gamut.envs.hands: exhaustive five-card counts, order vs a plain-Python reference, best-of-N vs brute force."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numba
 import numpy as np
 import pytest
 
-from envs import hands
-from envs.cards import parse_cards
+from gamut.envs import hands
+from gamut.envs.cards import parse_cards
 
 EXPECTED_CATEGORY_COUNTS = {
     hands.HIGH_CARD: 1_302_540,
@@ -295,7 +295,7 @@ def test_strengths_agree_with_treys_order():
 
 
 def test_benchmark_runs_on_a_tiny_size():
-    from benchmarks import hands as bench
+    from gamut.benchmarks import hands as bench
 
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)

@@ -8,11 +8,11 @@ import pyspiel
 import pytest
 from open_spiel.python.games import kuhn_poker as python_kuhn
 
-from solvers.bots import UniformRandomBot, bot_names, make_bot
-from solvers.ismcts import ISMCTS, require_searchable
-from solvers.search.ismcts_bot import ISMCTSBot
-from solvers.search.leaf import make_evaluator, random_rollout, sample_outcome
-from solvers.stats import mean_ci
+from gamut.solvers.bots import UniformRandomBot, bot_names, make_bot
+from gamut.solvers.ismcts import ISMCTS, require_searchable
+from gamut.solvers.search.ismcts_bot import ISMCTSBot
+from gamut.solvers.search.leaf import make_evaluator, random_rollout, sample_outcome
+from gamut.solvers.stats import mean_ci
 
 KUHN = pyspiel.load_game("kuhn_poker")
 LEDUC = pyspiel.load_game("leduc_poker")
@@ -390,7 +390,7 @@ def test_policy_is_the_visit_distribution_and_single_actions_are_not_searched():
 
 
 def test_benchmark_runs_on_a_tiny_size():
-    from benchmarks import ismcts as bench
+    from gamut.benchmarks import ismcts as bench
 
     result = bench.run(Namespace(game="kuhn_poker", iterations=20, positions=2, repeats=1, uct_c=1.0, seed=0))
     assert result["ours_iterations_per_s"] > 0 and result["openspiel_python_iterations_per_s"] > 0

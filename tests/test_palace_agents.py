@@ -8,17 +8,17 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs.palace_poker.game  # noqa: F401  (registers palace_poker)
-from envs import hands
-from envs.hands import HAND_TABLE
-from envs.palace_poker import kernels as K
-from envs.palace_poker import layout as L
-from envs.palace_poker import showdown
-from envs.rng import rng_state
-from solvers.bots import make_bot
-from solvers.palace_poker import heuristic as H
-from solvers.palace_poker import match as M
-from solvers.palace_poker import search as S
+import gamut.envs.palace_poker.game  # noqa: F401  (registers palace_poker)
+from gamut.envs import hands
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.palace_poker import kernels as K
+from gamut.envs.palace_poker import layout as L
+from gamut.envs.palace_poker import showdown
+from gamut.envs.rng import rng_state
+from gamut.solvers.bots import make_bot
+from gamut.solvers.palace_poker import heuristic as H
+from gamut.solvers.palace_poker import match as M
+from gamut.solvers.palace_poker import search as S
 
 
 def random_position(game, rng, min_moves, max_moves):

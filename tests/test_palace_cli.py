@@ -8,13 +8,13 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs.palace_poker.game  # noqa: F401  (registers palace_poker)
-import experiments.palace_view as view
-from envs.cards import card_str
-from envs.palace_poker import layout as L
-from experiments.cli import main
-from experiments.commands.palace import parse_options
-from experiments.terminal_play import PlaySession, view_for
+import gamut.envs.palace_poker.game  # noqa: F401  (registers palace_poker)
+import gamut.experiments.palace_view as view
+from gamut.envs.cards import card_str
+from gamut.envs.palace_poker import layout as L
+from gamut.experiments.cli import main
+from gamut.experiments.commands.palace import parse_options
+from gamut.experiments.terminal_play import PlaySession, view_for
 
 
 def _last_json(capsys):

@@ -10,13 +10,13 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs.palace_poker.game  # noqa: F401  (registers palace_poker)
-from benchmarks import palace_poker as bench
-from envs.cards import parse_card
-from envs.palace_poker import encoding, rollout
-from envs.palace_poker import layout as L
-from envs.palace_poker.game import DEFAULT_PARAMS, GAME_VERSION, check_params
-from envs.versions import game_versions
+import gamut.envs.palace_poker.game  # noqa: F401  (registers palace_poker)
+from gamut.benchmarks import palace_poker as bench
+from gamut.envs.cards import parse_card
+from gamut.envs.palace_poker import encoding, rollout
+from gamut.envs.palace_poker import layout as L
+from gamut.envs.palace_poker.game import DEFAULT_PARAMS, GAME_VERSION, check_params
+from gamut.envs.versions import game_versions
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "games" / "palace_poker.md"
 
@@ -291,7 +291,7 @@ def test_resample_puts_cards_bought_after_a_reshuffle_back_in_the_folded_palace(
 
 
 def test_xorshift_draws_are_uniform_and_seeded():
-    from envs import rng as xorshift
+    from gamut.envs import rng as xorshift
 
     rng = xorshift.rng_state(123)
     draws = np.array([xorshift.below(rng, 7) for _ in range(100_000)])

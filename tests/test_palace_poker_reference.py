@@ -15,9 +15,9 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs.palace_poker.game  # noqa: F401  (registers palace_poker)
-from envs import hands
-from envs.palace_poker import layout as L
+import gamut.envs.palace_poker.game  # noqa: F401  (registers palace_poker)
+from gamut.envs import hands
+from gamut.envs.palace_poker import layout as L
 
 SUITS = 4
 

@@ -11,9 +11,9 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs.palace_poker.game  # noqa: F401  (registers palace_poker)
-from envs.cards import card_str, parse_card, parse_cards
-from envs.palace_poker import layout as L
+import gamut.envs.palace_poker.game  # noqa: F401  (registers palace_poker)
+from gamut.envs.cards import card_str, parse_card, parse_cards
+from gamut.envs.palace_poker import layout as L
 
 
 def new_game(**params):

@@ -8,13 +8,13 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs  # noqa: F401  (registers poke)
-from envs.poke import kernels as K
-from envs.poke.game import SMALL_EXACT_PARAMS
-from solvers.bots import make_bot
-from solvers.poke.bots import HeuristicBot
-from solvers.poke.heuristic import heuristic_action, make_params
-from solvers.poke.match import (
+import gamut.envs  # noqa: F401  (registers poke)
+from gamut.envs.poke import kernels as K
+from gamut.envs.poke.game import SMALL_EXACT_PARAMS
+from gamut.solvers.bots import make_bot
+from gamut.solvers.poke.bots import HeuristicBot
+from gamut.solvers.poke.heuristic import heuristic_action, make_params
+from gamut.solvers.poke.match import (
     compare, deal_order, heuristic_margins, match_seeds, next_card, play_pyspiel, pyspiel_margins,
 )
 
@@ -75,8 +75,8 @@ def test_play_pyspiel_is_deterministic_for_a_seed():
 
 
 def test_kernel_walker_reproduces_mccfr_through_pyspiel():
-    from solvers.cfr.mccfr import MCCFR
-    from solvers.poke.walker import PokeWalker
+    from gamut.solvers.cfr.mccfr import MCCFR
+    from gamut.solvers.poke.walker import PokeWalker
 
     game = pyspiel.load_game("poke", {**SMALL_EXACT_PARAMS, "trick_value": 5.0})
     ours, theirs = MCCFR(PokeWalker(game), seed=9), MCCFR(game, seed=9)
@@ -86,7 +86,7 @@ def test_kernel_walker_reproduces_mccfr_through_pyspiel():
 
 
 def test_draw_walker_values_a_deal_with_heuristic_tricks():
-    from solvers.poke.walker import DRAW, DrawWalker, draw_key
+    from gamut.solvers.poke.walker import DRAW, DrawWalker, draw_key
 
     game = pyspiel.load_game("poke(trick_value=2.0)")
     walker = DrawWalker(game)
@@ -109,7 +109,7 @@ def test_draw_walker_values_a_deal_with_heuristic_tricks():
 
 
 def test_cfr_agent_is_the_cached_near_equilibrium_and_plays_small_rubbers():
-    from solvers.poke.policies import DEFAULT_TRICK_VALUE, cfr_policy_path, cfr_strategy
+    from gamut.solvers.poke.policies import DEFAULT_TRICK_VALUE, cfr_policy_path, cfr_strategy
 
     assert cfr_policy_path(DEFAULT_TRICK_VALUE).stat().st_size < 5_000_000
     strategy = cfr_strategy()
@@ -123,8 +123,8 @@ def test_cfr_agent_is_the_cached_near_equilibrium_and_plays_small_rubbers():
 
 
 def test_mccfr_agent_plays_from_its_policy_file(tmp_path):
-    from solvers.cfr.checkpoint import train
-    from solvers.poke.policies import make_mccfr_solver, mccfr_strategy_of, save_policy
+    from gamut.solvers.cfr.checkpoint import train
+    from gamut.solvers.poke.policies import make_mccfr_solver, mccfr_strategy_of, save_policy
 
     solver = make_mccfr_solver(seed=1)
     train(solver, 200, tmp_path / "ck.npz")
@@ -141,9 +141,9 @@ def test_mccfr_agent_plays_from_its_policy_file(tmp_path):
 
 
 def test_point_value_is_positive_and_zero_without_the_extra_point():
-    from solvers.poke.point_value import _play_with_bonus, point_value_samples
-    from solvers.poke.match import play_heuristic_match
-    from solvers.stats import mean_ci
+    from gamut.solvers.poke.point_value import _play_with_bonus, point_value_samples
+    from gamut.solvers.poke.match import play_heuristic_match
+    from gamut.solvers.stats import mean_ci
 
     game = pyspiel.load_game(RUBBER)
     params = np.stack([make_params()] * 2)
@@ -156,7 +156,7 @@ def test_point_value_is_positive_and_zero_without_the_extra_point():
 
 
 def _gamut(*args):
-    out = subprocess.run([sys.executable, "-m", "experiments.cli", *args], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "gamut.experiments.cli", *args], capture_output=True, text=True,
                          check=False)
     return out.returncode, out.stdout, out.stderr
 
@@ -181,8 +181,8 @@ def test_cli_match_of_heuristics_uses_the_compiled_engine_with_options():
 
 
 def test_cli_play_shows_the_score_sheet_and_hides_discards():
-    from experiments.poke_view import describe_action, render, score_sheet
-    from experiments.terminal_play import PlaySession
+    from gamut.experiments.poke_view import describe_action, render, score_sheet
+    from gamut.experiments.terminal_play import PlaySession
 
     game = pyspiel.load_game(RUBBER)
     lines = iter(["1"] * 400)
@@ -201,8 +201,8 @@ def test_cli_play_shows_the_score_sheet_and_hides_discards():
 
 
 def test_compact_keys_split_states_into_the_same_information_sets():
-    from solvers.cfr.mccfr import MCCFR
-    from solvers.poke.walker import PokeWalker
+    from gamut.solvers.cfr.mccfr import MCCFR
+    from gamut.solvers.poke.walker import PokeWalker
 
     game = pyspiel.load_game("poke", {**SMALL_EXACT_PARAMS, "trick_value": 3.0})
     compact, strings = MCCFR(PokeWalker(game, keys="compact"), seed=4), MCCFR(PokeWalker(game), seed=4)
@@ -213,7 +213,7 @@ def test_compact_keys_split_states_into_the_same_information_sets():
 
 
 def test_cli_train_mccfr_checkpoints_and_resumes(tmp_path):
-    from solvers.cfr.policy_io import load_strategy
+    from gamut.solvers.cfr.policy_io import load_strategy
 
     ck, out = str(tmp_path / "ck.npz"), str(tmp_path / "policy.npz")
     code, _, err = _gamut("poke", "train", "--algo", "mccfr", "--iterations", "100", "--checkpoint", ck, "--out", out)
@@ -230,7 +230,7 @@ def test_cli_train_mccfr_checkpoints_and_resumes(tmp_path):
 def test_mccfr_benchmark_runs_on_a_tiny_budget():
     from argparse import Namespace
 
-    from benchmarks import poke_mccfr
+    from gamut.benchmarks import poke_mccfr
 
     result = poke_mccfr.run(Namespace(game=poke_mccfr.DEFAULT_GAME, iterations=3, repeats=1, warmup=1))
     assert result["ours_iterations_per_s"] > 0 and result["openspiel_python_iterations_per_s"] > 0
@@ -247,7 +247,7 @@ def _splitmix_reference(x):
 
 
 def test_splitmix_and_deal_orders_match_a_python_reference():
-    from solvers.poke.match import splitmix64
+    from gamut.solvers.poke.match import splitmix64
 
     rng = np.random.default_rng(8)
     xs = rng.integers(0, 2**63, size=100_000, dtype=np.uint64)

@@ -10,11 +10,11 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs.poke.game  # noqa: F401  (registers poke with pyspiel)
-from envs.cards import card_str, parse_card
-from envs.poke import kernels as K
-from envs.poke.encoding import Layout
-from envs.poke.game import DEFAULT_PARAMS, SMALL_EXACT_PARAMS, check_params
+import gamut.envs.poke.game  # noqa: F401  (registers poke with pyspiel)
+from gamut.envs.cards import card_str, parse_card
+from gamut.envs.poke import kernels as K
+from gamut.envs.poke.encoding import Layout
+from gamut.envs.poke.game import DEFAULT_PARAMS, SMALL_EXACT_PARAMS, check_params
 
 SMALL = dict(num_ranks=3, num_suits=2, hand_size=2)  # Qc Qd Kc Kd Ac Ad
 
@@ -314,9 +314,9 @@ def test_default_parameters():
 
 @pytest.mark.slow
 def test_cfr_plus_solves_the_small_exact_variant():
-    from solvers.cfr.best_response import exploitability
-    from solvers.cfr.extract import extract_game
-    from solvers.cfr.tabular import TabularCFR
+    from gamut.solvers.cfr.best_response import exploitability
+    from gamut.solvers.cfr.extract import extract_game
+    from gamut.solvers.cfr.tabular import TabularCFR
 
     tree = extract_game(pyspiel.load_game("poke", SMALL_EXACT_PARAMS), report=None)
     assert (tree.num_nodes, tree.num_infosets) == (206_869, 15_143)

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from envs import hands
-from solvers.poke import heuristic as H
+from gamut.envs import hands
+from gamut.solvers.poke import heuristic as H
 
 N = 100_000
 
@@ -105,9 +105,9 @@ def test_trick_choices_match_the_reference_on_random_positions():
 def test_thresholds_decide_whether_to_draw():
     import pyspiel
 
-    import envs  # noqa: F401
-    from envs.cards import parse_card
-    from envs.poke import kernels as K
+    import gamut.envs  # noqa: F401
+    from gamut.envs.cards import parse_card
+    from gamut.envs.poke import kernels as K
 
     game = pyspiel.load_game("poke")
     state = game.new_initial_state()

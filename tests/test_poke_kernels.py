@@ -6,10 +6,10 @@ import numba
 import numpy as np
 import pytest
 
-from envs.poke import kernels as K
-from envs.poke import rollout
-from envs.poke import showdown
-from envs.poke.game import MODES, TRICK_UNITS, check_params
+from gamut.envs.poke import kernels as K
+from gamut.envs.poke import rollout
+from gamut.envs.poke import showdown
+from gamut.envs.poke.game import MODES, TRICK_UNITS, check_params
 from tests.poke_reference import RefPoke, poker_points, reply_beats
 
 

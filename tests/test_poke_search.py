@@ -3,12 +3,12 @@
 import numpy as np
 import pyspiel
 
-import envs  # noqa: F401  (registers poke)
-from envs.poke import kernels as K
-from solvers.bots import make_bot
-from solvers.poke.heuristic import heuristic_action, make_params
-from solvers.poke.match import deal_order, match_seeds, play_pyspiel
-from solvers.poke.search import DealState, candidate_actions, information_key, play_out_returns
+import gamut.envs  # noqa: F401  (registers poke)
+from gamut.envs.poke import kernels as K
+from gamut.solvers.bots import make_bot
+from gamut.solvers.poke.heuristic import heuristic_action, make_params
+from gamut.solvers.poke.match import deal_order, match_seeds, play_pyspiel
+from gamut.solvers.poke.search import DealState, candidate_actions, information_key, play_out_returns
 
 DEAL = "poke(trick_value=34.0)"
 

@@ -2,7 +2,7 @@
 
 import json
 
-from experiments.cli import main
+from gamut.experiments.cli import main
 
 
 def test_dice_benchmark_tiny(capsys, tmp_path):

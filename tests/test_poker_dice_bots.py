@@ -4,10 +4,10 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs.poker_dice.game  # noqa: F401  (registers poker_dice)
-from solvers.poker_dice import solution as solution_module
-from solvers.poker_dice.bots import make_bot
-from solvers.poker_dice.solution import solve
+import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
+from gamut.solvers.poker_dice import solution as solution_module
+from gamut.solvers.poker_dice.bots import make_bot
+from gamut.solvers.poker_dice.solution import solve
 
 
 @pytest.fixture(autouse=True)
@@ -57,7 +57,7 @@ def test_greedy_is_worse_than_optimal_and_names_are_checked(tmp_path):
 
 
 def test_dice_agents_are_in_the_toolkit_registry():
-    from solvers.bots import bot_names, make_bot as make_registered
+    from gamut.solvers.bots import bot_names, make_bot as make_registered
 
     yacht = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
     assert {"optimal", "greedy", "mcts", "random"} <= set(bot_names(yacht))

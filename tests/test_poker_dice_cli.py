@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from experiments.cli import main
-from solvers.poker_dice import solution as solution_module
+from gamut.experiments.cli import main
+from gamut.solvers.poker_dice import solution as solution_module
 
 
 @pytest.fixture(autouse=True)
@@ -72,7 +72,7 @@ def _play_args(**overrides):
 
 
 def test_play_explains_bad_moves_and_leaves_on_quit():
-    from experiments.commands.dice import run_play
+    from gamut.experiments.commands.dice import run_play
 
     script = iter(["hint", "box sevens", "keep 9", "quit"])
     out = []
@@ -84,7 +84,7 @@ def test_play_explains_bad_moves_and_leaves_on_quit():
 
 
 def test_play_a_whole_game_always_taking_the_advice():
-    from experiments.commands.dice import run_play
+    from gamut.experiments.commands.dice import run_play
 
     answers, out = [], []
 

@@ -5,10 +5,10 @@ from pathlib import Path
 import pyspiel
 import pytest
 
-import envs.poker_dice.game  # noqa: F401  (registers poker_dice)
-from envs.poker_dice.game import DEFAULT_PARAMS
-from envs.poker_dice.kernels import NUM_ACTIONS
-from envs.versions import game_variants
+import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
+from gamut.envs.poker_dice.game import DEFAULT_PARAMS
+from gamut.envs.poker_dice.kernels import NUM_ACTIONS
+from gamut.envs.versions import game_variants
 from tests.test_docs import fact_blocks, parse_value
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "games" / "poker_dice.md"

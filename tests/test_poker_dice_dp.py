@@ -5,10 +5,10 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from envs import dice
-from envs.poker_dice.scorecard import Box, Variant, compile_variant
-from solvers.poker_dice.dp import solve_values
-from solvers.poker_dice.solution import DiceSolution, solve
+from gamut.envs import dice
+from gamut.envs.poker_dice.scorecard import Box, Variant, compile_variant
+from gamut.solvers.poker_dice.dp import solve_values
+from gamut.solvers.poker_dice.solution import DiceSolution, solve
 from tests.test_poker_dice_reference import turn_outcomes
 
 # Published optimal expected score of solitaire Yahtzee (free joker): 254.5896

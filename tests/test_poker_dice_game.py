@@ -6,11 +6,11 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs.poker_dice.game  # noqa: F401  (registers poker_dice)
-from envs import dice
-from envs.poker_dice import kernels as K
-from envs.poker_dice.scorecard import box_names, make_variant
-from envs.versions import game_variants
+import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
+from gamut.envs import dice
+from gamut.envs.poker_dice import kernels as K
+from gamut.envs.poker_dice.scorecard import box_names, make_variant
+from gamut.envs.versions import game_variants
 from tests.test_poker_dice_reference import normal_score, turn_outcomes
 
 GAMES = game_variants()["poker_dice"] + (

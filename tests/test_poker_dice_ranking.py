@@ -4,10 +4,10 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs.poker_dice.game  # noqa: F401  (registers poker_dice)
-from envs import dice
-from envs.poker_dice import kernels as K
-from solvers.poker_dice.ranking import seat_policy, seat_turn, solve_ranking
+import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
+from gamut.envs import dice
+from gamut.envs.poker_dice import kernels as K
+from gamut.solvers.poker_dice.ranking import seat_policy, seat_turn, solve_ranking
 
 
 def _contains(big, small):

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from envs import dice
-from envs.poker_dice.scorecard import (
+from gamut.envs import dice
+from gamut.envs.poker_dice.scorecard import (
     AUX_BANK, VARIANT_NAMES, box_names, compile_variant, make_variant,
 )
-from envs.poker_dice.scoring import allowed_boxes, box_score, current_stage, record
+from gamut.envs.poker_dice.scoring import allowed_boxes, box_score, current_stage, record
 from tests.test_poker_dice_reference import FACE_NAMES, normal_score, turn_outcomes
 
 CASES = [("classic", "free"), ("classic_banked", "free"), ("yacht12", "free"),

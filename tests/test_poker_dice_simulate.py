@@ -4,14 +4,14 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs.poker_dice.game  # noqa: F401  (registers poker_dice)
-from envs import dice
-from envs.poker_dice import kernels as K
-from solvers.poker_dice import solution as solution_module
-from solvers.poker_dice.bots import make_bot
-from solvers.poker_dice.dp import turn_levels
-from solvers.poker_dice.simulate import optimal_action, optimal_scores
-from solvers.poker_dice.solution import solve
+import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
+from gamut.envs import dice
+from gamut.envs.poker_dice import kernels as K
+from gamut.solvers.poker_dice import solution as solution_module
+from gamut.solvers.poker_dice.bots import make_bot
+from gamut.solvers.poker_dice.dp import turn_levels
+from gamut.solvers.poker_dice.simulate import optimal_action, optimal_scores
+from gamut.solvers.poker_dice.solution import solve
 
 
 @pytest.fixture(autouse=True)

@@ -7,11 +7,11 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs  # noqa: F401  (registers the toolkit's games)
-from envs import hands
-from envs.cards import parse_cards
-from envs.poker_squares import game as G
-from envs.poker_squares import kernels as K
+import gamut.envs  # noqa: F401  (registers the toolkit's games)
+from gamut.envs import hands
+from gamut.envs.cards import parse_cards
+from gamut.envs.poker_squares import game as G
+from gamut.envs.poker_squares import kernels as K
 from tests.test_hands import reference_value
 
 AMERICAN = np.array(G.POINT_SYSTEMS["american"])
@@ -200,7 +200,7 @@ def test_python_mcts_and_evaluate_bots_run():
 def test_benchmark_runs_on_a_tiny_size():
     import argparse
 
-    from benchmarks import poker_squares as bench
+    from gamut.benchmarks import poker_squares as bench
 
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)

@@ -6,10 +6,10 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs  # noqa: F401  (registers the toolkit's games)
-import solvers.poker_squares.agents  # noqa: F401  (registers the agents)
-from envs.poker_squares import kernels as K
-from solvers.bots import bot_names, make_bot
+import gamut.envs  # noqa: F401  (registers the toolkit's games)
+import gamut.solvers.poker_squares.agents  # noqa: F401  (registers the agents)
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.bots import bot_names, make_bot
 
 
 def play(game, bots, seed):

@@ -4,12 +4,12 @@ from itertools import combinations
 
 import numpy as np
 
-import envs  # noqa: F401
-from envs.hands import FLUSH, FOUR_OF_A_KIND, FULL_HOUSE, HAND_TABLE, ONE_PAIR, ROYAL_FLUSH, STRAIGHT, \
+import gamut.envs  # noqa: F401
+from gamut.envs.hands import FLUSH, FOUR_OF_A_KIND, FULL_HOUSE, HAND_TABLE, ONE_PAIR, ROYAL_FLUSH, STRAIGHT, \
     STRAIGHT_FLUSH, THREE_OF_A_KIND, TWO_PAIR, best_strength, category_of
-from envs.poker_squares import kernels as K
-from solvers.poker_squares.bounds import anneal, clairvoyant_bounds, core_upper_bound, cores
-from solvers.poker_squares.evaluation import deals
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.poker_squares.bounds import anneal, clairvoyant_bounds, core_upper_bound, cores
+from gamut.solvers.poker_squares.evaluation import deals
 
 AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
 CORE_CATEGORIES = {2: {ONE_PAIR}, 3: {THREE_OF_A_KIND}, 4: {TWO_PAIR, FOUR_OF_A_KIND},
@@ -76,7 +76,7 @@ def test_clairvoyant_bounds_take_the_smaller_valid_bound_and_a_real_arrangement(
 
 
 def test_swap_lines_are_the_distinct_rows_and_columns_of_both_cells():
-    from solvers.poker_squares.partition import swap_lines
+    from gamut.solvers.poker_squares.partition import swap_lines
 
     touched = np.zeros(4, dtype=np.int64)
     for a in range(25):

@@ -6,10 +6,10 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs  # noqa: F401
-from experiments.cli import main
-from experiments.terminal_play import PlaySession
-from solvers.poker_squares.evaluation import deals
+import gamut.envs  # noqa: F401
+from gamut.experiments.cli import main
+from gamut.experiments.terminal_play import PlaySession
+from gamut.solvers.poker_squares.evaluation import deals
 
 
 def _last_json(capsys):
@@ -30,9 +30,9 @@ def test_eval_prints_mean_and_ci_as_json(capsys):
 
 
 def test_eval_pairs_two_agents_on_the_same_deals_and_refuses_other_deals(capsys, tmp_path):
-    from solvers.poker_squares.evaluation import evaluate
-    from solvers.bots import make_bot
-    from solvers.stats import paired_diff_ci
+    from gamut.solvers.poker_squares.evaluation import evaluate
+    from gamut.solvers.bots import make_bot
+    from gamut.solvers.stats import paired_diff_ci
 
     saved = tmp_path / "random.json"
     base = ["squares", "eval", "--deals", "8", "--seed", "5", "--json"]
@@ -87,7 +87,7 @@ def test_eval_takes_boolean_agent_options(capsys):
 
 
 def test_terminal_play_draws_the_grid_and_allows_undo():
-    import experiments.squares_view  # noqa: F401
+    import gamut.experiments.squares_view  # noqa: F401
 
     game = pyspiel.load_game("poker_squares")
     lines = iter(["1", "undo", "hint"] + ["1"] * 25)

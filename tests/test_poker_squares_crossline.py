@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from envs.hands import HAND_TABLE
-from envs.rng import rng_state, shuffle
-from envs.poker_squares import kernels as K
-from solvers.poker_squares import crossline as X
-from solvers.poker_squares import learned as L
-from solvers.poker_squares.training import table_path
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.rng import rng_state, shuffle
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.poker_squares import crossline as X
+from gamut.solvers.poker_squares import learned as L
+from gamut.solvers.poker_squares.training import table_path
 from tests.squares_states import dealt_state, reference_features
 
 AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
@@ -159,9 +159,9 @@ def test_bad_fits_and_files_are_refused_with_the_reason(tmp_path):
 def test_the_committed_correction_makes_a_stronger_greedy_player():
     import pyspiel
 
-    from solvers.bots import make_bot
-    from solvers.poker_squares.evaluation import deals, evaluate
-    from solvers.stats import paired_diff_ci
+    from gamut.solvers.bots import make_bot
+    from gamut.solvers.poker_squares.evaluation import deals, evaluate
+    from gamut.solvers.stats import paired_diff_ci
 
     for points in (AMERICAN, (0, 1, 3, 6, 12, 5, 10, 16, 30, 30)):
         if not X.weights_path(points).exists():
@@ -174,7 +174,7 @@ def test_the_committed_correction_makes_a_stronger_greedy_player():
 
 
 def test_weights_of_any_other_shape_are_refused_before_a_kernel_indexes_them():
-    from solvers.poker_squares import search as S
+    from gamut.solvers.poker_squares import search as S
 
     assert X.checked_weights(X.NO_WEIGHTS).shape == (0, X.NUM_FEATURES)
     full = X.checked_weights(np.ones((X.NUM_PLACED, X.NUM_FEATURES), dtype=np.float32))

@@ -5,14 +5,14 @@ from itertools import combinations, permutations
 import numpy as np
 import pytest
 
-import envs  # noqa: F401
-from envs.hands import HAND_TABLE, best_strength, category_of
-from envs.poker_squares import kernels as K
-from solvers.poker_squares import partition as P
-from solvers.poker_squares.bounds import anneal
-from solvers.poker_squares.duality import duality_bound, line_penalties, played_penalty, positions_grid
-from solvers.poker_squares.evaluation import deals
-from solvers.poker_squares.penalty_table import NUM_KEYS, line_key_v1, line_value_v1, load_penalty_values
+import gamut.envs  # noqa: F401
+from gamut.envs.hands import HAND_TABLE, best_strength, category_of
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.poker_squares import partition as P
+from gamut.solvers.poker_squares.bounds import anneal
+from gamut.solvers.poker_squares.duality import duality_bound, line_penalties, played_penalty, positions_grid
+from gamut.solvers.poker_squares.evaluation import deals
+from gamut.solvers.poker_squares.penalty_table import NUM_KEYS, line_key_v1, line_value_v1, load_penalty_values
 
 AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
 CFG = K.make_config(1, False, False, AMERICAN)

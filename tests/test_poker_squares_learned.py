@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-import envs  # noqa: F401
-from envs.hands import HAND_TABLE
-from envs.rng import rng_state
-from envs.poker_squares import kernels as K
-from solvers.poker_squares import learned as L
-from solvers.poker_squares import training as T
+import gamut.envs  # noqa: F401
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.rng import rng_state
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.poker_squares import learned as L
+from gamut.solvers.poker_squares import training as T
 
 AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
 

@@ -4,17 +4,17 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs  # noqa: F401
-from envs.hands import HAND_TABLE
-from envs.rng import rng_state, shuffle
-from envs.poker_squares import kernels as K
-from solvers.bots import make_bot
-from solvers.poker_squares import crossline as X
-from solvers.poker_squares import learned as L
-from solvers.poker_squares import mcts as M
-from solvers.poker_squares import search as S
-from solvers.poker_squares.crossline import NO_WEIGHTS
-from solvers.poker_squares.evaluation import deals, evaluate, play_deal
+import gamut.envs  # noqa: F401
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.rng import rng_state, shuffle
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.bots import make_bot
+from gamut.solvers.poker_squares import crossline as X
+from gamut.solvers.poker_squares import learned as L
+from gamut.solvers.poker_squares import mcts as M
+from gamut.solvers.poker_squares import search as S
+from gamut.solvers.poker_squares.crossline import NO_WEIGHTS
+from gamut.solvers.poker_squares.evaluation import deals, evaluate, play_deal
 from tests.squares_states import dealt_state
 
 AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)

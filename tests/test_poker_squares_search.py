@@ -4,17 +4,17 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs  # noqa: F401
-from envs.hands import HAND_TABLE
-from envs.rng import rng_state
-from envs.poker_squares import kernels as K
-from solvers.bots import make_bot
-from solvers.poker_squares import crossline as X
-from solvers.poker_squares import learned as L
-from solvers.poker_squares import search as S
-from solvers.poker_squares.evaluation import deals, evaluate
-from solvers.poker_squares.training import table_path
-from solvers.stats import paired_diff_ci
+import gamut.envs  # noqa: F401
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.rng import rng_state
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.bots import make_bot
+from gamut.solvers.poker_squares import crossline as X
+from gamut.solvers.poker_squares import learned as L
+from gamut.solvers.poker_squares import search as S
+from gamut.solvers.poker_squares.evaluation import deals, evaluate
+from gamut.solvers.poker_squares.training import table_path
+from gamut.solvers.stats import paired_diff_ci
 from tests.squares_states import dealt_state, reference_features
 
 AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)

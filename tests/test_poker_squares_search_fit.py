@@ -4,17 +4,17 @@ import numpy as np
 import pyspiel
 import pytest
 
-import envs  # noqa: F401
-from envs.hands import HAND_TABLE
-from envs.rng import rng_state, shuffle
-from envs.poker_squares import kernels as K
-from experiments.cli import main
-from solvers.bots import make_bot
-from solvers.poker_squares import crossline as X
-from solvers.poker_squares import learned as L
-from solvers.poker_squares import search_fit as F
-from solvers.poker_squares.evaluation import evaluate
-from solvers.poker_squares.training import load_values, stream_seed
+import gamut.envs  # noqa: F401
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.rng import rng_state, shuffle
+from gamut.envs.poker_squares import kernels as K
+from gamut.experiments.cli import main
+from gamut.solvers.bots import make_bot
+from gamut.solvers.poker_squares import crossline as X
+from gamut.solvers.poker_squares import learned as L
+from gamut.solvers.poker_squares import search_fit as F
+from gamut.solvers.poker_squares.evaluation import evaluate
+from gamut.solvers.poker_squares.training import load_values, stream_seed
 
 AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
 

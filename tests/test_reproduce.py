@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from experiments.cli import main
-from experiments.experiment import EXPERIMENTS
+from gamut.experiments.cli import main
+from gamut.experiments.experiment import EXPERIMENTS
 
 
 @pytest.mark.slow

@@ -5,10 +5,10 @@ import pandas as pd
 import pyspiel
 import pytest
 
-import envs  # noqa: F401
-from experiments.experiment import load_experiment
-from experiments.store import ResultsWriter
-from experiments.trials import rl_learning_curve as R
+import gamut.envs  # noqa: F401
+from gamut.experiments.experiment import load_experiment
+from gamut.experiments.store import ResultsWriter
+from gamut.experiments.trials import rl_learning_curve as R
 
 SMALL = "poke(mode=deal,num_ranks=3,num_suits=2,hand_size=2)"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.config import ConfigError
-from experiments.runner import run_experiment
-from experiments.store import results_dir
+from gamut.experiments.config import ConfigError
+from gamut.experiments.runner import run_experiment
+from gamut.experiments.store import results_dir
 
 REPO = Path(__file__).resolve().parent.parent
 TOY = "tests.toy_experiment"
@@ -53,7 +53,7 @@ def test_local_run_writes_tables_metadata_and_report(tmp_path):
 
 
 def test_metadata_records_the_commit_as_it_was_before_the_run_wrote_its_results(tmp_path, monkeypatch):
-    from experiments import provenance
+    from gamut.experiments import provenance
 
     states = iter(["abc123", "abc123-dirty"])  # the results the run writes would make the checkout dirty
     monkeypatch.setattr(provenance, "git_commit", lambda: next(states))
@@ -102,7 +102,7 @@ def test_killed_run_resumes_without_losing_or_repeating_trials(tmp_path):
     config = write_config(tmp_path, trials=12, sleep=0.25, log=str(log))
     out = tmp_path / "results"
     command = [
-        sys.executable, "-m", "experiments.cli", "run", TOY, "--config", str(config),
+        sys.executable, "-m", "gamut.experiments.cli", "run", TOY, "--config", str(config),
         "--workers", "1", "--out", str(out), "--no-progress",
     ]
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -187,7 +187,7 @@ def test_missing_and_mistyped_fields_are_named(tmp_path):
 
 
 def test_unknown_experiment_and_bad_game_string_fail_clearly(tmp_path):
-    from experiments.config import game_string
+    from gamut.experiments.config import game_string
 
     with pytest.raises(ConfigError, match="unknown experiment 'nonesuch'"):
         run_experiment("nonesuch", results_root=tmp_path)
@@ -199,7 +199,7 @@ def test_unknown_experiment_and_bad_game_string_fail_clearly(tmp_path):
 def test_cli_bad_config_exits_2_and_names_the_field(tmp_path):
     config = write_config(tmp_path, extra="colour = 3")
     result = subprocess.run(
-        [sys.executable, "-m", "experiments.cli", "run", TOY, "--config", str(config), "--out", str(tmp_path / "r")],
+        [sys.executable, "-m", "gamut.experiments.cli", "run", TOY, "--config", str(config), "--out", str(tmp_path / "r")],
         cwd=REPO, capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 2

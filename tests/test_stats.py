@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from solvers import stats
+from gamut.solvers import stats
 
 
 def test_mean_ci_matches_the_textbook_t_interval():

@@ -8,7 +8,7 @@ import pexpect
 import pyspiel
 import pytest
 
-from experiments.terminal_play import PlaySession, TableView, register_view
+from gamut.experiments.terminal_play import PlaySession, TableView, register_view
 
 GAMUT = str(Path(sys.executable).parent / "gamut")
 
@@ -93,7 +93,7 @@ def test_cli_rejects_a_bad_game_string():
 
 @pytest.mark.parametrize("short_name", ["poke", "poker_squares", "palace_poker", "poker_dice"])
 def test_toolkit_games_get_their_own_view_through_gamut_play(short_name):
-    from experiments.terminal_play import view_for
+    from gamut.experiments.terminal_play import view_for
 
     assert view_for(pyspiel.load_game(short_name)) != TableView()
 
@@ -101,7 +101,7 @@ def test_toolkit_games_get_their_own_view_through_gamut_play(short_name):
 def _random_dice_state(game_string, seed, stop_after=None):
     import numpy as np
 
-    import envs.poker_dice.game  # noqa: F401
+    import gamut.envs.poker_dice.game  # noqa: F401
 
     game = pyspiel.load_game(game_string)
     rng = np.random.default_rng(seed)
@@ -121,8 +121,8 @@ def _random_dice_state(game_string, seed, stop_after=None):
     "poker_dice(variant=yahtzee,players=2)", "poker_dice(variant=yacht12,players=3)",
 ])
 def test_dice_sheet_adds_up_to_each_players_score(game_string):
-    from envs.poker_dice import kernels as K
-    from experiments.dice_view import render, sheet_entries
+    from gamut.envs.poker_dice import kernels as K
+    from gamut.experiments.dice_view import render, sheet_entries
 
     for seed in range(20):
         state = _random_dice_state(game_string, seed)
@@ -139,8 +139,8 @@ def test_dice_sheet_adds_up_to_each_players_score(game_string):
 
 
 def test_dice_sheet_shows_what_the_dice_would_score_in_each_open_box():
-    from envs import dice
-    from experiments.dice_view import render
+    from gamut.envs import dice
+    from gamut.experiments.dice_view import render
 
     game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
     state = game.new_initial_state()
@@ -156,8 +156,8 @@ def test_dice_sheet_shows_what_the_dice_would_score_in_each_open_box():
 
 
 def test_classic_stage_and_banked_rolls_are_shown():
-    from envs import dice
-    from experiments.dice_view import render
+    from gamut.envs import dice
+    from gamut.experiments.dice_view import render
 
     game = pyspiel.load_game("poker_dice(variant=classic_banked,players=1)")
     state = game.new_initial_state()
@@ -177,8 +177,8 @@ def test_classic_stage_and_banked_rolls_are_shown():
     ("keep", ()), ("keep nothing", ()), ("reroll all", ()), ("reroll 1 4", (3, 3, 5)),
 ])
 def test_dice_keeps_typed_in_friendly_forms(text, expected):
-    from envs import dice
-    from experiments.dice_view import parse_action
+    from gamut.envs import dice
+    from gamut.experiments.dice_view import parse_action
 
     game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
     state = game.new_initial_state()
@@ -195,8 +195,8 @@ def test_dice_keeps_typed_in_friendly_forms(text, expected):
     ("four", "'four' could be fours or four of a kind"),
 ])
 def test_dice_moves_that_are_not_legal_are_explained(text, message):
-    from envs import dice
-    from experiments.dice_view import parse_action
+    from gamut.envs import dice
+    from gamut.experiments.dice_view import parse_action
 
     game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
     state = game.new_initial_state()
@@ -206,8 +206,8 @@ def test_dice_moves_that_are_not_legal_are_explained(text, message):
 
 
 def test_dice_boxes_by_name_or_unique_start_and_why_not():
-    from envs import dice
-    from experiments.dice_view import parse_action
+    from gamut.envs import dice
+    from gamut.experiments.dice_view import parse_action
 
     game = pyspiel.load_game("poker_dice(variant=classic,players=1)")
     state = game.new_initial_state()
@@ -231,9 +231,9 @@ def test_dice_boxes_by_name_or_unique_start_and_why_not():
 
 
 def test_dice_ranking_game_stop_and_the_dice_that_must_stay():
-    from envs import dice
-    from envs.poker_dice import kernels as K
-    from experiments.dice_view import parse_action, render
+    from gamut.envs import dice
+    from gamut.envs.poker_dice import kernels as K
+    from gamut.experiments.dice_view import parse_action, render
 
     game = pyspiel.load_game("poker_dice(variant=ranking,players=2)")
     state = game.new_initial_state()
@@ -248,7 +248,7 @@ def test_dice_ranking_game_stop_and_the_dice_that_must_stay():
 
 
 def test_preferred_agents_fall_back_and_say_why(monkeypatch):
-    import experiments.terminal_play as terminal_play
+    import gamut.experiments.terminal_play as terminal_play
 
     real = terminal_play.make_bot
 

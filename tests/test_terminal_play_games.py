@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pexpect
 
-from experiments.terminal_play import HELP
+from gamut.experiments.terminal_play import HELP
 
 GAMUT = str(Path(sys.executable).parent / "gamut")
 PROMPT = "\r\n> "

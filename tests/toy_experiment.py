@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from solvers.stats import mean_ci
+from gamut.solvers.stats import mean_ci
 
 NAME = "toy_sums"
 VERSION = 1

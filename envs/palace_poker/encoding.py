@@ -51,10 +51,10 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from envs.cards import card_str, cards_str
-from envs.hands import HAND_TABLE
-from envs.palace_poker import kernels as K
-from envs.palace_poker import layout as L
+from gamut.envs.cards import card_str, cards_str
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.palace_poker import kernels as K
+from gamut.envs.palace_poker import layout as L
 
 PHASE_NAMES = ("banners", "palaces", "turn", "buy", "discard", "battle", "over")
 END_NAMES = ("", "last player", "same banner suit", "tied battle of the last two", "quiet round",

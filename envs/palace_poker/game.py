@@ -1,11 +1,11 @@
 """Palace Poker as a pyspiel game: parameters, GameType/GameInfo, State and Observer.
 
-Every rule lives in ``envs.palace_poker.kernels``; the State holds one
+Every rule lives in ``gamut.envs.palace_poker.kernels``; the State holds one
 ``int64`` array and calls the kernels. Action ids are documented in the
 kernels module and in ``docs/games/palace_poker.md``; strings and tensors in
-``envs.palace_poker.encoding``; resampling in ``envs.palace_poker.resample``.
+``gamut.envs.palace_poker.encoding``; resampling in ``gamut.envs.palace_poker.resample``.
 
-    >>> import pyspiel, envs
+    >>> import pyspiel, gamut.envs
     >>> game = pyspiel.load_game("palace_poker(players=3)")
     >>> state = game.new_initial_state()
     >>> state.chance_outcomes()[0]          # seat 0's banner: any of 52 cards
@@ -17,12 +17,12 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from envs.hands import HAND_TABLE
-from envs.legality import require_legal
-from envs.palace_poker import encoding, resample
-from envs.palace_poker import kernels as K
-from envs.palace_poker import layout as L
-from envs.versions import record_game_version
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.legality import require_legal
+from gamut.envs.palace_poker import encoding, resample
+from gamut.envs.palace_poker import kernels as K
+from gamut.envs.palace_poker import layout as L
+from gamut.envs.versions import record_game_version
 
 GAME_NAME = "palace_poker"
 GAME_VERSION = 1

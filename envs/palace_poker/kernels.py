@@ -5,7 +5,7 @@ antes, the banner deal with distinct suits per seat group (set-aside cards and
 the reshuffle when the deck runs out), palaces, buy / discard / bet / stay /
 fold, battles with fold / call / raise / re-raise, soldiers capped at five,
 forced battles between the last two, same-suit endings, the quiet-round and
-``max_turns`` showdowns and whole-chip pot splits. ``envs.palace_poker.game``
+``max_turns`` showdowns and whole-chip pot splits. ``gamut.envs.palace_poker.game``
 wraps them for pyspiel; solvers may call them directly.
 
 Seats: seat 0 sits at the dealer's left (dealt first, acts first), the dealer
@@ -16,7 +16,7 @@ Arrays
 ``cfg`` (``int64``, shape ``(CFG_SIZE,)``): the parameters, read only;
 ``state`` (``int64``, shape ``(STATE_SIZE,)``): everything about a position.
 Offsets, location codes and phases are the constants of
-``envs.palace_poker.layout``; kernels write ``state`` in place.
+``gamut.envs.palace_poker.layout``; kernels write ``state`` in place.
 
 Action ids (``L_b`` bet levels, ``L_r`` raise levels; see ``layout.make_config``)
 ---------------------------------------------------------------------------------
@@ -50,8 +50,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.palace_poker import layout as L
-from envs.palace_poker import showdown
+from gamut.envs.palace_poker import layout as L
+from gamut.envs.palace_poker import showdown
 
 
 @numba.njit(cache=True)
@@ -446,7 +446,7 @@ def _apply_chance(state, cfg, card):
 def apply_action(state, cfg, action, table):
     """Apply a chance outcome (card id) or a player action to ``state``; the caller checks legality.
 
-    ``table`` is ``envs.hands.HAND_TABLE`` (hands are valued at called
+    ``table`` is ``gamut.envs.hands.HAND_TABLE`` (hands are valued at called
     battles and showdowns).
     """
     state[L.S_LAST_OUT] = 0

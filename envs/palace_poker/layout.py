@@ -5,8 +5,8 @@ offsets, see ``make_config``); ``state`` (``int64``, shape ``(STATE_SIZE,)``)
 a position (``S_*`` offsets). ``state[S_LOC + c]`` is where card ``c`` lies
 (``LOC_*`` codes; banner, palace and soldiers of seat ``q`` are
 ``LOC_BANNER + q``, ``LOC_PALACE + q``, ``LOC_SOLDIER + q``). Card sets in
-``S_PUBLIC`` / ``S_KNOWN`` are bitmasks over card ids (``envs.cards``).
-Action ids are tabled in ``envs.palace_poker.kernels`` and in
+``S_PUBLIC`` / ``S_KNOWN`` are bitmasks over card ids (``gamut.envs.cards``).
+Action ids are tabled in ``gamut.envs.palace_poker.kernels`` and in
 ``docs/games/palace_poker.md``.
 """
 

@@ -30,10 +30,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.hands import HAND_TABLE
-from envs.palace_poker import kernels as K
-from envs.palace_poker import layout as L
-from envs.rng import rng_state, shuffle
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.palace_poker import kernels as K
+from gamut.envs.palace_poker import layout as L
+from gamut.envs.rng import rng_state, shuffle
 
 MAX_TRIES = 200_000
 NEVER = 1 << 30
@@ -63,7 +63,7 @@ def resample_history(history, cfg, player, seed, max_tries, out, table):
     """Write to ``out`` a history consistent with ``player``'s information; return the tries used.
 
     ``history`` (``int64``, ``(L,)``) is the true history, ``out`` the same
-    shape, ``table`` is ``envs.hands.HAND_TABLE``. Returns -1 if no candidate
+    shape, ``table`` is ``gamut.envs.hands.HAND_TABLE``. Returns -1 if no candidate
     matched within ``max_tries``.
     """
     length = history.shape[0]

@@ -10,19 +10,19 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.hands import HAND_TABLE
-from envs.palace_poker import kernels as K
-from envs.palace_poker import layout as L
-from envs.rng import below, rng_state
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.palace_poker import kernels as K
+from gamut.envs.palace_poker import layout as L
+from gamut.envs.rng import below, rng_state
 
 
 @numba.njit(cache=True)
 def play_random(state, cfg, rng, buf, table):
     """Play ``state`` to the end with uniform random moves; return the number of moves made.
 
-    ``rng`` is a one-element ``uint64`` xorshift state (``envs.rng.rng_state``),
+    ``rng`` is a one-element ``uint64`` xorshift state (``gamut.envs.rng.rng_state``),
     ``buf`` an ``int64`` scratch array of ``cfg[C_NUM_ACTIONS]`` entries,
-    ``table`` is ``envs.hands.HAND_TABLE``.
+    ``table`` is ``gamut.envs.hands.HAND_TABLE``.
     """
     moves = 0
     while state[L.S_PHASE] != L.PH_OVER:

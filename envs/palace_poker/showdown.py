@@ -1,9 +1,9 @@
-"""Hand comparisons of Palace Poker, valued by the shared evaluator ``envs.hands``.
+"""Hand comparisons of Palace Poker, valued by the shared evaluator ``gamut.envs.hands``.
 
 A player's cards are their palace (3), banner (1) and soldiers (0..5); their
 hand is the best five-card poker hand among them. In a battle each side's
 cards of the opponent's banner suit do not count (fewer than five counting
-cards make a partial hand, valued on the same scale by ``envs.hands``); at a
+cards make a partial hand, valued on the same scale by ``gamut.envs.hands``); at a
 showdown nothing is excluded. These kernels also end a hand: the pot
 split (``finish``), the exits that end it at once (``hand_over_after_exit``)
 and the showdown (``showdown``).
@@ -14,9 +14,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs import hands
-from envs.cards import popcount
-from envs.palace_poker import layout as L
+from gamut.envs import hands
+from gamut.envs.cards import popcount
+from gamut.envs.palace_poker import layout as L
 
 MAX_CARDS = 9  # palace 3 + banner 1 + soldiers 5 when hands are compared
 
@@ -47,8 +47,8 @@ def palace_mask(state, p):
 def player_hand_value(state, p, ignore_suit, table):
     """Strength of seat ``p``'s best hand, not counting cards of ``ignore_suit`` (-1: none).
 
-    ``envs.hands`` strengths: higher is better, and hands of fewer than five
-    counting cards sit on the same scale. ``table`` is ``envs.hands.HAND_TABLE``.
+    ``gamut.envs.hands`` strengths: higher is better, and hands of fewer than five
+    counting cards sit on the same scale. ``table`` is ``gamut.envs.hands.HAND_TABLE``.
     """
     cards = np.empty(MAX_CARDS, dtype=np.int64)
     n = player_cards(state, p, cards)

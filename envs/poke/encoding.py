@@ -1,6 +1,6 @@
 """What a Poke player sees: observation and information-state tensors and strings.
 
-Both tensors are built from the kernels' state array (``envs.poke.kernels``)
+Both tensors are built from the kernels' state array (``gamut.envs.poke.kernels``)
 and laid out by ``Layout``; ``D = num_ranks * num_suits`` cards of the reduced
 deck are indexed lowest card id first, ``h = hand_size``. "me" is the observing
 player, "opp" the other. Pieces, in order (sizes):
@@ -50,8 +50,8 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from envs.cards import cards_str, deck
-from envs.poke import kernels as K
+from gamut.envs.cards import cards_str, deck
+from gamut.envs.poke import kernels as K
 
 _PHASE_NAMES = {K.PH_DEAL: "deal", K.PH_DRAW: "draw", K.PH_REPLACE: "replace", K.PH_TRICK: "trick",
                 K.PH_OVER: "over"}

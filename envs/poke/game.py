@@ -1,10 +1,10 @@
 """Poke as a pyspiel game: parameters, GameType/GameInfo, State and Observer.
 
-Every rule lives in ``envs.poke.kernels``; the State here holds one ``int64``
+Every rule lives in ``gamut.envs.poke.kernels``; the State here holds one ``int64``
 array and calls the kernels. Action ids are documented in the kernels module
-and in ``docs/games/poke.md``; tensors and strings in ``envs.poke.encoding``.
+and in ``docs/games/poke.md``; tensors and strings in ``gamut.envs.poke.encoding``.
 
-    >>> import pyspiel, envs
+    >>> import pyspiel, gamut.envs
     >>> game = pyspiel.load_game("poke(num_ranks=4,num_suits=2,hand_size=3)")
     >>> state = game.new_initial_state()
     >>> state.chance_outcomes()[0]          # the Jc is dealt with probability 1/8
@@ -18,12 +18,12 @@ import math
 import numpy as np
 import pyspiel
 
-from envs.cards import card_str
-from envs.legality import require_legal
-from envs.poke import encoding
-from envs.poke import kernels as K
-from envs.poke.resample import resample
-from envs.versions import record_game_version
+from gamut.envs.cards import card_str
+from gamut.envs.legality import require_legal
+from gamut.envs.poke import encoding
+from gamut.envs.poke import kernels as K
+from gamut.envs.poke.resample import resample
+from gamut.envs.versions import record_game_version
 
 GAME_NAME = "poke"
 GAME_VERSION = 1
@@ -195,7 +195,7 @@ class PokeState(pyspiel.State):
         return out.tolist()
 
     def resample_from_infostate(self, player_id, probability_sampler):
-        """A full state consistent with ``player_id``'s information (see ``envs.poke.resample``)."""
+        """A full state consistent with ``player_id``'s information (see ``gamut.envs.poke.resample``)."""
         return resample(self, player_id, probability_sampler)
 
     def __str__(self):

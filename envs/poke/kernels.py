@@ -2,8 +2,8 @@
 
 These kernels are the one implementation of the rules of
 ``/work/shared/rules/poke.md``: dealing, the draw phase with doubling, trick
-play, scoring of a deal, games and rubbers. ``envs.poke.game`` wraps them for
-pyspiel, ``envs.poke.rollout`` plays random matches with them in compiled
+play, scoring of a deal, games and rubbers. ``gamut.envs.poke.game`` wraps them for
+pyspiel, ``gamut.envs.poke.rollout`` plays random matches with them in compiled
 loops; solvers may call them directly.
 
 Arrays
@@ -11,7 +11,7 @@ Arrays
 ``cfg`` (``int64``, shape ``(CFG_SIZE,)``): the game parameters, read only; see
 ``make_config``. ``state`` (``int64``, shape ``(STATE_SIZE,)``): everything
 about a position; the field offsets are the ``S_*`` constants below. Sets of
-cards are bitmasks over card ids (``envs.cards``: bit ``4*(rank-2)+suit``).
+cards are bitmasks over card ids (``gamut.envs.cards``: bit ``4*(rank-2)+suit``).
 
 Action ids (``hand_size = h``, ``2**h`` ids per phase)
 ------------------------------------------------------
@@ -35,8 +35,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.cards import deck, popcount
-from envs.poke import showdown
+from gamut.envs.cards import deck, popcount
+from gamut.envs.poke import showdown
 
 # --- parameters -------------------------------------------------------------
 MODE_DEAL, MODE_GAME, MODE_RUBBER = 0, 1, 2
@@ -375,7 +375,7 @@ def apply_action(state, cfg, action):
     """Apply a legal ``action`` (a card id at chance nodes) to ``state`` in place.
 
     Legality is not checked here: callers check it with ``legal_actions`` or
-    ``chance_outcomes`` (``envs.poke.game`` raises ValueError otherwise).
+    ``chance_outcomes`` (``gamut.envs.poke.game`` raises ValueError otherwise).
     """
     state[S_MOVES] += 1
     phase = state[S_PHASE]

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.poke import kernels as K
-from envs.poke.encoding import mask_cards
+from gamut.envs.poke import kernels as K
+from gamut.envs.poke.encoding import mask_cards
 
 # Random assignments tried before falling back to the actual cards of the deal;
 # only positions with several set throw-offs over a nearly exhausted deck fail.

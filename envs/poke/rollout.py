@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.poke.kernels import (
+from gamut.envs.poke.kernels import (
     PH_DEAL, PH_OVER, PH_REPLACE, S_ABOVE, S_PHASE, STATE_SIZE, apply_action, init_state, legal_actions,
     lowest_card, popcount, stock_mask,
 )

@@ -1,4 +1,4 @@
-"""The poker comparison at the end of a Poke deal, valued by the shared evaluator ``envs.hands``.
+"""The poker comparison at the end of a Poke deal, valued by the shared evaluator ``gamut.envs.hands``.
 
 Only the player with the higher hand scores, above the line, by the category
 of their hand (``HAND_POINTS``); a higher hand with no pair scores 0 and equal
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs import hands
+from gamut.envs import hands
 
 # Points by category; looked up by the evaluator's category names so that the
 # table follows envs.hands' category numbering (a renamed category fails here).
@@ -29,7 +29,7 @@ _HAND_TABLE = np.ascontiguousarray(hands.HAND_TABLE)
 def hand_strength(hand):
     """Evaluator strength of the cards of the mask ``hand`` (at most five cards).
 
-    Hands of every size share the evaluator's scale (``envs.hands``: higher is
+    Hands of every size share the evaluator's scale (``gamut.envs.hands``: higher is
     better, equal is a tie, ``category_of(strength)`` indexes ``HAND_POINTS``).
     """
     # Five scalars, not an array: nothing is allocated per hand.

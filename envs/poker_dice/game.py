@@ -1,11 +1,11 @@
 """Poker dice as a pyspiel game: parameters, GameType/GameInfo, State and Observer.
 
-Every rule lives in :mod:`envs.poker_dice.kernels` (turn engine) and
-:mod:`envs.poker_dice.scoring` (scorecards); the State holds one ``int64``
+Every rule lives in :mod:`gamut.envs.poker_dice.kernels` (turn engine) and
+:mod:`gamut.envs.poker_dice.scoring` (scorecards); the State holds one ``int64``
 array and calls them. Action ids and the state layout are documented in the
 kernels module and in ``docs/games/poker_dice.md``.
 
-    >>> import pyspiel, envs.poker_dice.game
+    >>> import pyspiel, gamut.envs.poker_dice.game
     >>> game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
     >>> state = game.new_initial_state()
     >>> len(state.chance_outcomes()), state.chance_outcomes()[0]   # five ones: 1/7776
@@ -17,13 +17,13 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from envs import dice
-from envs.legality import require_legal
-from envs.poker_dice import kernels as K
-from envs.poker_dice.scorecard import (
+from gamut.envs import dice
+from gamut.envs.legality import require_legal
+from gamut.envs.poker_dice import kernels as K
+from gamut.envs.poker_dice.scorecard import (
     AUX_BANK, AUX_REPEAT_FLAG, box_names, compile_variant, make_variant, ranking_tables,
 )
-from envs.versions import record_game_version
+from gamut.envs.versions import record_game_version
 
 GAME_NAME = "poker_dice"
 GAME_VERSION = 1

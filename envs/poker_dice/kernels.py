@@ -1,12 +1,12 @@
 """Poker dice game rules as Numba kernels on one small ``int64`` state array.
 
 Two modes share the turn engine: *scorecard* games (classic, classic_banked,
-yacht12, yahtzee; scoring from :mod:`envs.poker_dice.scoring`) and the
+yacht12, yahtzee; scoring from :mod:`gamut.envs.poker_dice.scoring`) and the
 *ranking* game (section 3 of ``../shared/rules/poker_dice.md``).
 
 Action ids (player moves)
 -------------------------
-* ``0..461``: keep id ``k`` (:mod:`envs.dice`): keep that sub-multiset of the
+* ``0..461``: keep id ``k`` (:mod:`gamut.envs.dice`): keep that sub-multiset of the
   dice showing and reroll the others (at least one die).
 * ``462 + b``: scorecard games, record the dice in box ``b`` (ends the turn).
 * ``462`` (``STOP``): ranking game, stop with the dice showing.
@@ -35,12 +35,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs import dice
-from envs.poker_dice.scorecard import (
+from gamut.envs import dice
+from gamut.envs.poker_dice.scorecard import (
     AUX_BANK, P_AUX_KIND, P_BANK_STAGE_OK, P_NUM_BOXES, P_NUM_SUMS, P_SUM_LO,
 )
-from envs.poker_dice.scoring import allowed_boxes, current_stage, final_value, record
-from envs.rng import uniform
+from gamut.envs.poker_dice.scoring import allowed_boxes, current_stage, final_value, record
+from gamut.envs.rng import uniform
 
 NUM_KEEPS = dice.NUM_KEEPS
 BOX_BASE = NUM_KEEPS

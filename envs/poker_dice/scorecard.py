@@ -7,7 +7,7 @@ points double when made with the turn's first roll, its stage, whether it
 belongs to the bonus group, the face it aims at (upper boxes) and its joker
 value. Variant-wide data: the group bonus (threshold, bonus), the first-roll
 multiplier, banked rolls, the repeat bonus (extra Yahtzee) and the joker box
-with its priority tiers. The kernels in :mod:`envs.poker_dice.scoring` read
+with its priority tiers. The kernels in :mod:`gamut.envs.poker_dice.scoring` read
 only the compiled arrays, so a new variant is a new table, not new code.
 
 Requirement strings: ``none``, ``kind:N`` (at least N alike), ``two_pairs``,
@@ -21,7 +21,7 @@ Worked example (classic pair box on 6,6,6,2,2 made with the first roll)::
 
     >>> v = make_variant("classic")
     >>> t = compile_variant(v)
-    >>> from envs.dice import roll_id
+    >>> from gamut.envs.dice import roll_id
     >>> b = box_names(v).index("pair")
     >>> int(t.points[b, roll_id((6, 6, 6, 2, 2))]) * t.first_roll_multiplier
     24
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs import dice
+from gamut.envs import dice
 
 JOKER_MODES = ("free", "forced", "none")
 VARIANT_NAMES = ("classic", "classic_banked", "yacht12", "yahtzee")

@@ -3,7 +3,7 @@
 These kernels are the one implementation of scoring used by the exact solver
 and the game: which boxes may be filled, what a box scores, and the scorecard
 state after recording a roll. They read the packed arrays of
-:class:`envs.poker_dice.scorecard.VariantTables`: ``p`` = ``params``,
+:class:`gamut.envs.poker_dice.scorecard.VariantTables`: ``p`` = ``params``,
 ``bx`` = ``box_data``, ``rd`` = ``roll_data``.
 
 A scorecard situation is ``(mask, group_total, aux)``: bit ``b`` of ``mask`` is
@@ -16,8 +16,8 @@ Worked example (yahtzee, free joker: five sixes after the Yahtzee box was
 filled with 50 and the sixes box filled; the full house then scores its joker
 value 25 and the repeat bonus adds 100)::
 
-    >>> from envs.poker_dice.scorecard import compile_variant, make_variant
-    >>> from envs.dice import roll_id
+    >>> from gamut.envs.poker_dice.scorecard import compile_variant, make_variant
+    >>> from gamut.envs.dice import roll_id
     >>> t = compile_variant(make_variant("yahtzee", "free"))
     >>> mask = (1 << 11) | (1 << 5)            # yahtzee box and sixes box filled
     >>> points, new_mask, total, flag = record(
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numba
 
-from envs.poker_dice.scorecard import (
+from gamut.envs.poker_dice.scorecard import (
     AUX_BANK, AUX_REPEAT_FLAG, B_FACE, B_IN_GROUP, B_JOKER_POINTS, B_STAGE, P_AUX_KIND,
     P_BANK_VALUE, P_GROUP_BONUS, P_GROUP_MASK, P_GROUP_THRESHOLD, P_JOKER_BOX, P_NUM_BOXES, P_NUM_SUMS, P_REPEAT_BONUS, P_REPEAT_BOX,
     P_SUM_LO, P_TIER_LOWER, P_TIER_MATCH, P_TIER_UPPER, P_UPPER_OF_FACE, R_LOW_FACE, R_MEETS,

@@ -1,6 +1,6 @@
 """Poker Squares as a pyspiel game: parameters, GameType/GameInfo, State and Observer.
 
-The rules live in ``envs.poker_squares.kernels``; the State is one ``int64``
+The rules live in ``gamut.envs.poker_squares.kernels``; the State is one ``int64``
 array plus the config array. Every card dealt is an explicit chance node,
 uniform over the unseen cards, whose outcome is the card id (action string
 ``'As'``); a placing move is a cell id ``5 * row + column``.
@@ -11,7 +11,7 @@ known. ``players=2``: both place the same card sequence, each on their own
 grid, player 0 first for each card; both grids are public, so every variant is
 a perfect-information game with explicit chance.
 
-    >>> import pyspiel, envs
+    >>> import pyspiel, gamut.envs
     >>> state = pyspiel.load_game("poker_squares").new_initial_state()
     >>> state.apply_action(51)             # chance deals As
     >>> state.apply_action(12)             # the player puts it in the centre
@@ -22,11 +22,11 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from envs.cards import NUM_CARDS, card_str
-from envs.hands import HAND_TABLE
-from envs.legality import require_legal
-from envs.poker_squares import kernels as K
-from envs.versions import record_game_version
+from gamut.envs.cards import NUM_CARDS, card_str
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.legality import require_legal
+from gamut.envs.poker_squares import kernels as K
+from gamut.envs.versions import record_game_version
 
 GAME_NAME = "poker_squares"
 GAME_VERSION = 1
@@ -142,7 +142,7 @@ class PokerSquaresGame(pyspiel.Game):
     def make_py_observer(self, iig_obs_type=None, params=None):
         if params:
             raise ValueError(f"poker_squares observers take no parameters, got {params!r}")
-        from envs.poker_squares.observer import PokerSquaresObserver
+        from gamut.envs.poker_squares.observer import PokerSquaresObserver
 
         return PokerSquaresObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.cfg)
 
@@ -220,7 +220,7 @@ class PokerSquaresState(pyspiel.State):
         return [int(K.grid_score(self.state, p, self.cfg, HAND_TABLE)) for p in range(int(self.cfg[K.C_PLAYERS]))]
 
     def __str__(self):
-        from envs.poker_squares.observer import state_string
+        from gamut.envs.poker_squares.observer import state_string
 
         return state_string(self.state, self.cfg)
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.cards import NUM_CARDS
-from envs.hands import HAND_TABLE, best_strength, category_of, hand_strength5
-from envs.rng import below, rng_state
+from gamut.envs.cards import NUM_CARDS
+from gamut.envs.hands import HAND_TABLE, best_strength, category_of, hand_strength5
+from gamut.envs.rng import below, rng_state
 
 GRID_SIZE = 5
 NUM_CELLS = GRID_SIZE * GRID_SIZE

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.cards import NUM_CARDS, NUM_RANKS, card_str
-from envs.poker_squares import kernels as K
+from gamut.envs.cards import NUM_CARDS, NUM_RANKS, card_str
+from gamut.envs.poker_squares import kernels as K
 
 CELL_FEATURES = NUM_RANKS + 4 + 1
 

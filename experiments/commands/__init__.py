@@ -7,12 +7,12 @@ their handlers so that ``gamut --help`` stays instant.
 """
 
 COMMAND_MODULES = (
-    "experiments.commands.run",
-    "experiments.commands.bench",
-    "experiments.commands.play",
-    "experiments.commands.cfr",
-    "experiments.commands.dice",
-    "experiments.commands.poke",
-    "experiments.commands.squares",
-    "experiments.commands.palace",
+    "gamut.experiments.commands.run",
+    "gamut.experiments.commands.bench",
+    "gamut.experiments.commands.play",
+    "gamut.experiments.commands.cfr",
+    "gamut.experiments.commands.dice",
+    "gamut.experiments.commands.poke",
+    "gamut.experiments.commands.squares",
+    "gamut.experiments.commands.palace",
 )

@@ -10,18 +10,18 @@ from __future__ import annotations
 import argparse
 import importlib
 
-from experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.cli_output import add_json_flag, emit_result
 
 # name -> module; modules are imported only when their benchmark runs.
 BENCHMARKS = {
-    "cfr": "benchmarks.cfr",
-    "ismcts": "benchmarks.ismcts",
-    "poke": "benchmarks.poke",
-    "dice": "benchmarks.dice",
-    "palace_poker": "benchmarks.palace_poker",
-    "hands": "benchmarks.hands",
-    "poker_squares": "benchmarks.poker_squares",
-    "poke_mccfr": "benchmarks.poke_mccfr",
+    "cfr": "gamut.benchmarks.cfr",
+    "ismcts": "gamut.benchmarks.ismcts",
+    "poke": "gamut.benchmarks.poke",
+    "dice": "gamut.benchmarks.dice",
+    "palace_poker": "gamut.benchmarks.palace_poker",
+    "hands": "gamut.benchmarks.hands",
+    "poker_squares": "gamut.benchmarks.poker_squares",
+    "poke_mccfr": "gamut.benchmarks.poke_mccfr",
 }
 
 
@@ -48,7 +48,7 @@ def register(subparsers) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from benchmarks.record import append_record
+    from gamut.benchmarks.record import append_record
 
     module = importlib.import_module(args.benchmark_module)
     result = module.run(args)

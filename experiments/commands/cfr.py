@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.cli_output import add_json_flag, emit_result
 
 ALGORITHMS = ("cfr", "cfr+", "dcfr", "linear", "es-mccfr", "os-mccfr")
 
@@ -66,18 +66,18 @@ def run_cfr(args: argparse.Namespace) -> int:
 
     import time
 
-    from solvers.cfr.best_response import exploitability, policy_value
-    from solvers.cfr.checkpoint import train
-    from solvers.cfr.extract import (
+    from gamut.solvers.cfr.best_response import exploitability, policy_value
+    from gamut.solvers.cfr.checkpoint import train
+    from gamut.solvers.cfr.extract import (
         check_two_player_zero_sum,
         estimate_num_nodes,
         extract_game,
         load_game_string,
     )
-    from solvers.cfr.mccfr import MCCFR
-    from solvers.cfr.policy_io import TabularStrategy, save_strategy
-    from solvers.cfr.sampled_best_response import sampled_exploitability
-    from solvers.cfr.tabular import TabularCFR
+    from gamut.solvers.cfr.mccfr import MCCFR
+    from gamut.solvers.cfr.policy_io import TabularStrategy, save_strategy
+    from gamut.solvers.cfr.sampled_best_response import sampled_exploitability
+    from gamut.solvers.cfr.tabular import TabularCFR
 
     game = load_game_string(args.game)
     check_two_player_zero_sum(game)

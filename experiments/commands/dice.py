@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.cli_output import add_json_flag, emit_result
 
 VARIANTS = ("classic", "classic_banked", "yacht12", "yahtzee")
 JOKERS = ("free", "forced", "none")
@@ -80,7 +80,7 @@ def _add_variant_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_solve(args: argparse.Namespace) -> int:
-    from solvers.poker_dice.solution import DEFAULT_CACHE, solve
+    from gamut.solvers.poker_dice.solution import DEFAULT_CACHE, solve
 
     solution = solve(args.variant, args.joker, cache_dir=None if args.no_cache else DEFAULT_CACHE)
     result = {"variant": args.variant, "expected_score": solution.expected_score,
@@ -99,9 +99,9 @@ def _box_index(names: list[str], text: str) -> int:
 
 
 def run_advise(args: argparse.Namespace) -> int:
-    from envs import dice
-    from envs.poker_dice.scorecard import AUX_BANK, AUX_REPEAT_FLAG, box_names
-    from solvers.poker_dice.solution import DEFAULT_CACHE, solve
+    from gamut.envs import dice
+    from gamut.envs.poker_dice.scorecard import AUX_BANK, AUX_REPEAT_FLAG, box_names
+    from gamut.solvers.poker_dice.solution import DEFAULT_CACHE, solve
 
     try:
         faces = [int(x) for x in args.dice.replace(" ", "").split(",")]
@@ -146,7 +146,7 @@ def run_advise(args: argparse.Namespace) -> int:
 
 
 def run_ranking(args: argparse.Namespace) -> int:
-    from solvers.poker_dice.ranking import solve_ranking
+    from gamut.solvers.poker_dice.ranking import solve_ranking
 
     solved = solve_ranking(args.players)
     emit_result({"players": args.players, "win_share": solved["win_share"],
@@ -157,8 +157,8 @@ def run_ranking(args: argparse.Namespace) -> int:
 def run_play(args: argparse.Namespace, read=input, write=print) -> int:
     import pyspiel
 
-    import envs.poker_dice.game  # noqa: F401  (registers poker_dice)
-    from experiments.terminal_play import PlaySession
+    import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
+    from gamut.experiments.terminal_play import PlaySession
 
     game = pyspiel.load_game("poker_dice", {"variant": args.variant, "players": args.players,
                                             "joker": args.joker})

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.cli_output import add_json_flag, emit_result
 
 
 def register(subparsers) -> None:
@@ -70,7 +70,7 @@ def parse_options(pairs: list[str], agents: list[str]) -> dict[str, dict]:
 def _game(players: int, betting: str):
     import pyspiel
 
-    import envs  # noqa: F401  (registers palace_poker)
+    import gamut.envs  # noqa: F401  (registers palace_poker)
 
     if not 2 <= players <= 10:
         raise ValueError(f"--players must be in 2..10, got {players}")
@@ -78,8 +78,8 @@ def _game(players: int, betting: str):
 
 
 def run_match(args: argparse.Namespace) -> int:
-    from solvers.bots import make_bot
-    from solvers.palace_poker.match import lineup_for, rotated_match, summarize_samples
+    from gamut.solvers.bots import make_bot
+    from gamut.solvers.palace_poker.match import lineup_for, rotated_match, summarize_samples
 
     if args.hands < 1:
         raise ValueError(f"--hands must be >= 1, got {args.hands}")
@@ -104,8 +104,8 @@ def run_match(args: argparse.Namespace) -> int:
 
 
 def run_play(args: argparse.Namespace) -> int:
-    import experiments.palace_view  # noqa: F401  (registers the table view)
-    from experiments.terminal_play import PlaySession
+    import gamut.experiments.palace_view  # noqa: F401  (registers the table view)
+    from gamut.experiments.terminal_play import PlaySession
 
     game = _game(args.players, args.betting)
     PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed).run()

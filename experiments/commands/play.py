@@ -24,8 +24,8 @@ def register(subparsers) -> None:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from experiments.config import game_string
-    from experiments.terminal_play import PlaySession
+    from gamut.experiments.config import game_string
+    from gamut.experiments.terminal_play import PlaySession
 
     import pyspiel
 

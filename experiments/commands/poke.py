@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.cli_output import add_json_flag, emit_result
 
 DEFAULT_GAME = "poke(mode=rubber)"
 
@@ -78,7 +78,7 @@ def _options(pairs: list[str], flag: str) -> dict:
 def _poke_game(text: str):
     import pyspiel
 
-    import envs  # noqa: F401  (registers poke)
+    import gamut.envs  # noqa: F401  (registers poke)
 
     game = pyspiel.load_game(text)
     if game.get_type().short_name != "poke":
@@ -87,9 +87,9 @@ def _poke_game(text: str):
 
 
 def run_match(args: argparse.Namespace) -> int:
-    from solvers.bots import make_bot
-    from solvers.poke.heuristic import make_params
-    from solvers.poke.match import compare, heuristic_margins, match_seeds, pyspiel_margins
+    from gamut.solvers.bots import make_bot
+    from gamut.solvers.poke.heuristic import make_params
+    from gamut.solvers.poke.match import compare, heuristic_margins, match_seeds, pyspiel_margins
 
     if args.rubbers < 1:
         raise ValueError(f"--rubbers must be >= 1, got {args.rubbers}")
@@ -115,8 +115,8 @@ def run_match(args: argparse.Namespace) -> int:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from solvers.cfr.checkpoint import train
-    from solvers.poke import policies
+    from gamut.solvers.cfr.checkpoint import train
+    from gamut.solvers.poke import policies
 
     if args.resume and not args.checkpoint:
         raise ValueError("--resume needs --checkpoint PATH")
@@ -142,8 +142,8 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_play(args: argparse.Namespace) -> int:
-    import experiments.poke_view  # noqa: F401  (registers the score-sheet view)
-    from experiments.terminal_play import PlaySession
+    import gamut.experiments.poke_view  # noqa: F401  (registers the score-sheet view)
+    from gamut.experiments.terminal_play import PlaySession
 
     game = _poke_game(args.game)
     PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed).run()

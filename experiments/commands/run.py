@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.cli_output import add_json_flag, emit_result
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -61,7 +61,7 @@ def register(subparsers) -> None:
 
 
 def _run_one(name: str, args: argparse.Namespace, config: str | None = None):
-    from experiments.runner import run_experiment
+    from gamut.experiments.runner import run_experiment
 
     summary = run_experiment(
         name,
@@ -99,8 +99,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    from experiments.experiment import EXPERIMENTS
-    from experiments.report import write_report
+    from gamut.experiments.experiment import EXPERIMENTS
+    from gamut.experiments.report import write_report
 
     summaries = [_run_one(name, args) for name in EXPERIMENTS]
     report = write_report(list(EXPERIMENTS), "quick" if args.quick else "full", args.out)
@@ -117,8 +117,8 @@ def _reproduce(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from experiments.experiment import EXPERIMENTS, load_experiment
-    from experiments.store import METADATA, results_dir
+    from gamut.experiments.experiment import EXPERIMENTS, load_experiment
+    from gamut.experiments.store import METADATA, results_dir
 
     for name in EXPERIMENTS:
         experiment = load_experiment(name)

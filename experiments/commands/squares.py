@@ -7,9 +7,9 @@ same deals, an upper bound on the optimal expected score, and with ``--penalty
 learned`` the tighter information-relaxation bound; ``gamut squares
 train`` learns the partial-line values of a point system (checkpointed,
 resumable) and ``gamut squares train-crossline`` fits the cross-line
-correction on top of them (``solvers.poker_squares.crossline``), which ``gamut
+correction on top of them (``gamut.solvers.poker_squares.crossline``), which ``gamut
 squares refit-crossline`` refits on games two-ply search plays with it
-(``solvers.poker_squares.search_fit``); ``gamut squares play`` lets a person play with hints.
+(``gamut.solvers.poker_squares.search_fit``); ``gamut squares play`` lets a person play with hints.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.cli_output import add_json_flag, emit_result
 
 
 def _add_scoring(parser) -> None:
@@ -66,7 +66,7 @@ def register(subparsers) -> None:
                             "penalty (american or english only) (default: %(default)s)")
     bound.add_argument("--scale", type=float,
                        help="penalty scale (default: the one tuned on separate deals, see "
-                            "solvers.poker_squares.duality.TUNED_SCALE)")
+                            "gamut.solvers.poker_squares.duality.TUNED_SCALE)")
     bound.add_argument("--by-line", action="store_true",
                        help="penalty form: every open line fully (default: weighted by the chance a random "
                             "empty cell lies in it)")
@@ -124,7 +124,7 @@ def register(subparsers) -> None:
 def _game(scoring: str, variant: str = "standard"):
     import pyspiel
 
-    import envs  # noqa: F401  (registers poker_squares)
+    import gamut.envs  # noqa: F401  (registers poker_squares)
 
     return pyspiel.load_game("poker_squares", {"scoring": scoring, "variant": variant})
 
@@ -151,9 +151,9 @@ def _parse_options(pairs: list[str]) -> dict:
 def run_eval(args) -> int:
     import numpy as np
 
-    from solvers.bots import bot_specs, make_bot
-    from solvers.poker_squares.evaluation import deals, evaluate
-    from solvers.stats import mean_ci, paired_diff_ci
+    from gamut.solvers.bots import bot_specs, make_bot
+    from gamut.solvers.poker_squares.evaluation import deals, evaluate
+    from gamut.solvers.stats import mean_ci, paired_diff_ci
 
     game = _game(args.scoring)
     options = _parse_options(args.option)
@@ -198,9 +198,9 @@ def _read_scores(path: str, args) -> dict:
 
 
 def run_bound(args) -> int:
-    from solvers.poker_squares.bounds import clairvoyant_bounds
-    from solvers.poker_squares.evaluation import deals
-    from solvers.stats import mean_ci
+    from gamut.solvers.poker_squares.bounds import clairvoyant_bounds
+    from gamut.solvers.poker_squares.evaluation import deals
+    from gamut.solvers.stats import mean_ci
 
     game = _game(args.scoring)
     if args.time_limit <= 0:
@@ -208,7 +208,7 @@ def run_bound(args) -> int:
     if args.penalty == "none" and (args.scale is not None or args.by_line):
         raise ValueError("--scale and --by-line apply only with --penalty learned")
     if args.penalty == "learned":
-        from solvers.poker_squares.penalty_table import load_penalty_values
+        from gamut.solvers.poker_squares.penalty_table import load_penalty_values
 
         values = load_penalty_values(args.scoring)  # checked before the long clairvoyant part
     the_deals = deals(args.seed, args.deals)
@@ -220,7 +220,7 @@ def run_bound(args) -> int:
            "arrangement_ci95_high": best.ci95_high, "mean_gap": float((res["upper"] - res["best"]).mean()),
            "core_mean": float(res["core_upper"].mean()), "partition_mean": float(res["partition_upper"].mean())}
     if args.penalty == "learned":
-        from solvers.poker_squares.duality import TUNED_SCALE, duality_bounds
+        from gamut.solvers.poker_squares.duality import TUNED_SCALE, duality_bounds
 
         scale = TUNED_SCALE[(args.scoring, not args.by_line)] if args.scale is None else args.scale
         dual = duality_bounds(the_deals, game.cfg, values, scale, res["grids"], by_cell=not args.by_line)
@@ -236,8 +236,8 @@ def run_bound(args) -> int:
 
 
 def run_train(args) -> int:
-    from envs.poker_squares.game import parse_points
-    from solvers.poker_squares.training import train
+    from gamut.envs.poker_squares.game import parse_points
+    from gamut.solvers.poker_squares.training import train
 
     points = parse_points(args.scoring)
 
@@ -251,8 +251,8 @@ def run_train(args) -> int:
 
 
 def run_train_crossline(args) -> int:
-    from envs.poker_squares.game import parse_points
-    from solvers.poker_squares.crossline import fit_rounds
+    from gamut.envs.poker_squares.game import parse_points
+    from gamut.solvers.poker_squares.crossline import fit_rounds
 
     points = parse_points(args.scoring)
 
@@ -266,8 +266,8 @@ def run_train_crossline(args) -> int:
 
 
 def run_refit_crossline(args) -> int:
-    from envs.poker_squares.game import parse_points
-    from solvers.poker_squares.search_fit import refit_on_search
+    from gamut.envs.poker_squares.game import parse_points
+    from gamut.solvers.poker_squares.search_fit import refit_on_search
 
     points = parse_points(args.scoring)
 
@@ -281,8 +281,8 @@ def run_refit_crossline(args) -> int:
 
 
 def run_play(args) -> int:
-    import experiments.squares_view  # noqa: F401  (registers the grid view)
-    from experiments.terminal_play import PlaySession
+    import gamut.experiments.squares_view  # noqa: F401  (registers the grid view)
+    from gamut.experiments.terminal_play import PlaySession
 
     PlaySession(_game(args.scoring), human=0, hint=args.hint, seed=args.seed).run()
     return 0

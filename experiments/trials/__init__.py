@@ -1,1 +1,1 @@
-"""The registered experiments, one module each (see ``experiments.experiment`` for the interface)."""
+"""The registered experiments, one module each (see ``gamut.experiments.experiment`` for the interface)."""

@@ -14,9 +14,9 @@ import time
 import numpy as np
 import pandas as pd
 
-from experiments.config import game_string
-from experiments.store import markdown_table
-from solvers.stats import mean_ci
+from gamut.experiments.config import game_string
+from gamut.experiments.store import markdown_table
+from gamut.solvers.stats import mean_ci
 
 NAME = "cfr_convergence"
 VERSION = 1
@@ -64,11 +64,11 @@ def checkpoints(total: int, count: int) -> list[int]:
 def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     import pyspiel
 
-    from solvers.cfr.best_response import exploitability
-    from solvers.cfr.extract import extract_game
-    from solvers.cfr.mccfr import MCCFR
-    from solvers.cfr.policy_io import TabularStrategy
-    from solvers.cfr.tabular import TabularCFR
+    from gamut.solvers.cfr.best_response import exploitability
+    from gamut.solvers.cfr.extract import extract_game
+    from gamut.solvers.cfr.mccfr import MCCFR
+    from gamut.solvers.cfr.policy_io import TabularStrategy
+    from gamut.solvers.cfr.tabular import TabularCFR
 
     tree = extract_game(spec["game"], report=None)
     sampled = spec["algorithm"] in SAMPLED

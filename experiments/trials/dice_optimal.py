@@ -3,23 +3,23 @@
 Three kinds of trial (``../shared/rules/poker_dice.md`` sections 1 and 2):
 
 * ``exact``: the exact optimal expected score of each variant from the
-  solitaire DP (:func:`solvers.poker_dice.solution.solve`), and of the same
+  solitaire DP (:func:`gamut.solvers.poker_dice.solution.solve`), and of the same
   variant with one rule switched off. Rules are switched off as data
   (:data:`RULE_SWITCHES` edits the variant's table with
   :func:`dataclasses.replace`), so the engine and the DP run unchanged; the
   value of a rule is the optimal expected score with it minus without it.
 * ``simulate``: whole games played by the optimal policy in Numba
-  (:func:`solvers.poker_dice.simulate.optimal_scores`); each trial returns the
+  (:func:`gamut.solvers.poker_dice.simulate.optimal_scores`); each trial returns the
   histogram of its final scores (scores are whole numbers). The summary pools
   the batches into the score distribution: mean with a 95% t interval, which
   must contain the exact mean, sd and quantiles.
 * ``agents``: the ``optimal``, ``greedy`` and ``mcts`` bots of
-  :mod:`solvers.poker_dice.bots` play solitaire games through the pyspiel game
+  :mod:`gamut.solvers.poker_dice.bots` play solitaire games through the pyspiel game
   on common random numbers: game ``g`` of a batch pre-draws the faces of every
   roll of every turn, and a roll that rerolls ``m`` dice takes the first ``m``
   faces drawn for that (turn, roll). Every agent therefore sees the same dice
   whenever it rerolls as many dice, and paired differences
-  (:func:`solvers.stats.paired_diff_ci`) compare agents on the same games.
+  (:func:`gamut.solvers.stats.paired_diff_ci`) compare agents on the same games.
 
 Variant keys are the scorecard variant names, with the joker rule for
 ``yahtzee`` (``yahtzee-free``, ``yahtzee-forced``, ``yahtzee-none``).
@@ -32,8 +32,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from experiments.store import markdown_table
-from solvers.stats import moments_ci, paired_diff_ci
+from gamut.experiments.store import markdown_table
+from gamut.solvers.stats import moments_ci, paired_diff_ci
 
 NAME = "dice_optimal"
 VERSION = 1
@@ -85,12 +85,12 @@ def split_key(key: str) -> tuple[str, str]:
 
 
 def variant_table(key: str, rule_off: str = ""):
-    """The :class:`envs.poker_dice.scorecard.Variant` of ``key``, with rule ``rule_off`` switched off.
+    """The :class:`gamut.envs.poker_dice.scorecard.Variant` of ``key``, with rule ``rule_off`` switched off.
 
     The switched variant is renamed (``classic-no-stage_bonus``) so its solved
     table is cached apart.
     """
-    from envs.poker_dice.scorecard import make_variant
+    from gamut.envs.poker_dice.scorecard import make_variant
 
     name, joker = split_key(key)
     variant = make_variant(name, joker)
@@ -106,7 +106,7 @@ def variant_table(key: str, rule_off: str = ""):
 
 def solution_of(key: str, rule_off: str = ""):
     """The solved (disk-cached) :class:`DiceSolution` of a variant key, optionally with a rule off."""
-    from solvers.poker_dice.solution import solve
+    from gamut.solvers.poker_dice.solution import solve
 
     name, joker = split_key(key)
     return solve(name, joker, variant=variant_table(key, rule_off))
@@ -171,8 +171,8 @@ def play_common_dice(game, bot, faces: np.ndarray) -> float:
     ``faces`` (turns, rolls per turn, 5) int: roll ``j`` of turn ``t`` that
     rerolls ``m`` dice shows the kept dice plus ``faces[t, j, :m]``.
     """
-    from envs import dice
-    from envs.poker_dice import kernels as K
+    from gamut.envs import dice
+    from gamut.envs.poker_dice import kernels as K
 
     state = game.new_initial_state()
     turn = 0
@@ -194,10 +194,10 @@ def play_common_dice(game, bot, faces: np.ndarray) -> float:
 def _agent_rows(params: dict, spec: dict, seed: int) -> list[dict]:
     import pyspiel
 
-    import envs  # noqa: F401  (registers poker_dice)
-    from envs import dice
-    from envs.poker_dice import kernels as K
-    from solvers.poker_dice.bots import make_bot
+    import gamut.envs  # noqa: F401  (registers poker_dice)
+    from gamut.envs import dice
+    from gamut.envs.poker_dice import kernels as K
+    from gamut.solvers.poker_dice.bots import make_bot
 
     name, joker = split_key(spec["variant"])
     game = pyspiel.load_game(f"poker_dice(variant={name},joker={joker},players=1)")
@@ -218,7 +218,7 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
         return [{"expected_score": solution.expected_score, "solve_seconds": solution.seconds,
                  "from_cache": solution.from_cache}]
     if spec["kind"] == "simulate":
-        from solvers.poker_dice.simulate import optimal_scores
+        from gamut.solvers.poker_dice.simulate import optimal_scores
 
         return score_histogram(optimal_scores(solution_of(spec["variant"]), spec["games"], seed))
     return _agent_rows(params, spec, seed)
@@ -270,7 +270,7 @@ def rule_values(table: pd.DataFrame) -> pd.DataFrame:
 
 def agent_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Mean score of each agent (95% CI), and its paired difference to ``optimal`` on the same games."""
-    from solvers.stats import mean_ci
+    from gamut.solvers.stats import mean_ci
 
     rows = []
     for key, part in _pick(table, "agents").groupby("variant", sort=False):
@@ -395,8 +395,8 @@ def opening_keeps(key: str, rolls: list[tuple[int, ...]], top: int = 3, filled: 
     and ``value``, the optimal expected points from this turn on after that choice
     (the whole game's expected score when nothing is filled).
     """
-    from envs import dice
-    from envs.poker_dice.scorecard import box_names
+    from gamut.envs import dice
+    from gamut.envs.poker_dice.scorecard import box_names
 
     solution = solution_of(key)
     names = box_names(solution.variant)

@@ -1,11 +1,11 @@
 """Seat advantage in the ranking game of poker dice, 2..8 players.
 
 ``exact`` trials solve the game by backward induction
-(:func:`solvers.poker_dice.ranking.solve_ranking`): every seat plays to
+(:func:`gamut.solvers.poker_dice.ranking.solve_ranking`): every seat plays to
 maximise its own win share knowing the hands before it, and the solver gives
 each seat's exact win share. ``simulate`` trials check those shares by playing
-games with the game kernels (:mod:`envs.poker_dice.kernels`), each seat
-following the solved policy (:func:`solvers.poker_dice.ranking.seat_policy`,
+games with the game kernels (:mod:`gamut.envs.poker_dice.kernels`), each seat
+following the solved policy (:func:`gamut.solvers.poker_dice.ranking.seat_policy`,
 looked up for the seats left, the best hand so far and its number of holders);
 each seat's mean win share carries a 95% t interval, which should contain the
 exact share.
@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.store import markdown_table
-from solvers.stats import combine_moments, moments_ci
+from gamut.experiments.store import markdown_table
+from gamut.solvers.stats import combine_moments, moments_ci
 
 NAME = "dice_ranking"
 VERSION = 1
@@ -52,10 +52,10 @@ def simulate_shares(players: int, games: int, seed: int, leader_share: np.ndarra
     ``leader_share`` is ``solve_ranking(players)["leader_share"]`` (solved when
     omitted). Same seed, same games.
     """
-    from envs import dice
-    from envs.poker_dice import kernels as K
-    from envs.poker_dice.scorecard import ranking_tables
-    from solvers.poker_dice.ranking import seat_policy, solve_ranking
+    from gamut.envs import dice
+    from gamut.envs.poker_dice import kernels as K
+    from gamut.envs.poker_dice.scorecard import ranking_tables
+    from gamut.solvers.poker_dice.ranking import seat_policy, solve_ranking
 
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
@@ -95,7 +95,7 @@ def simulate_shares(players: int, games: int, seed: int, leader_share: np.ndarra
 
 
 def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
-    from solvers.poker_dice.ranking import solve_ranking
+    from gamut.solvers.poker_dice.ranking import solve_ranking
 
     solved = solve_ranking(spec["players"])
     if spec["kind"] == "exact":

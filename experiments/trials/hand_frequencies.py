@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.store import markdown_table
-from solvers.stats import proportion_ci
+from gamut.experiments.store import markdown_table
+from gamut.solvers.stats import proportion_ci
 
 NAME = "hand_frequencies"
 VERSION = 1
@@ -52,7 +52,7 @@ def deal_hands(rng: np.random.Generator, count: int, size: int) -> np.ndarray:
 
 
 def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
-    from envs import hands
+    from gamut.envs import hands
 
     rng = np.random.default_rng(seed)
     evaluate = hands.strengths5 if spec["hand_size"] == 5 else hands.strengths7

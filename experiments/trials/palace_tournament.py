@@ -2,7 +2,7 @@
 
 A *match-up* ``A:B`` at ``n`` seats fills the seats alternately with A and
 B (``A B A B ...``). Each deal is played once per rotation of the seats
-(``solvers.palace_poker.match``): every agent sits in every seat on the same
+(``gamut.solvers.palace_poker.match``): every agent sits in every seat on the same
 cards. A trial plays ``deals`` deals (one count per table size) of one
 match-up at one table size; all match-ups of one batch and table size share
 their deals (same ``stream``).
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from experiments.store import markdown_table
+from gamut.experiments.store import markdown_table
 
 NAME = "palace_tournament"
 VERSION = 1
@@ -38,7 +38,7 @@ def parse_matchup(text) -> tuple[str, str]:
 
 def agent_options(entries: list) -> dict[str, dict]:
     """``["ismcts.iterations=300", ...]`` -> ``{"ismcts": {"iterations": 300}}``."""
-    from experiments.commands.palace import parse_options
+    from gamut.experiments.commands.palace import parse_options
 
     names = sorted({str(e).partition(".")[0] for e in entries})
     return parse_options([str(e) for e in entries], names)
@@ -47,13 +47,13 @@ def agent_options(entries: list) -> dict[str, dict]:
 def _game(players: int, betting: str):
     import pyspiel
 
-    import envs  # noqa: F401  (registers palace_poker)
+    import gamut.envs  # noqa: F401  (registers palace_poker)
 
     return pyspiel.load_game("palace_poker", {"players": players, "betting": betting})
 
 
 def validate(params: dict) -> None:
-    from solvers.bots import make_bot
+    from gamut.solvers.bots import make_bot
 
     for n in params["players"]:
         if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 10:
@@ -83,8 +83,8 @@ def trial_specs(params: dict) -> list[dict]:
 
 
 def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
-    from solvers.bots import make_bot
-    from solvers.palace_poker.match import lineup_for, rotated_match
+    from gamut.solvers.bots import make_bot
+    from gamut.solvers.palace_poker.match import lineup_for, rotated_match
 
     game = _game(spec["players"], params["betting"])
     options = agent_options(params["options"])
@@ -100,7 +100,7 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from solvers.stats import mean_ci, paired_diff_ci
+    from gamut.solvers.stats import mean_ci, paired_diff_ci
 
     rows = []
     for (n, a, b), group in table.groupby(["players", "a", "b"], sort=False):

@@ -3,16 +3,16 @@
 Three kinds of trial (``kind`` column):
 
 - ``point_value``: the above-the-line value of one below-the-line point from
-  full rubbers of the default heuristic (``solvers.poke.point_value``), a
+  full rubbers of the default heuristic (``gamut.solvers.poke.point_value``), a
   batch of ``point_rubbers`` samples per trial, summed as moments.
 - ``match``: two draw/double policy families (threshold sets of
-  ``solvers.poke.heuristic``) head to head over ``pairs`` pairs of full
+  ``gamut.solvers.poke.heuristic``) head to head over ``pairs`` pairs of full
   rubbers with common random deals and swapped seats
-  (``solvers.poke.match``). Every match-up of a batch uses the same seeds
+  (``gamut.solvers.poke.match``). Every match-up of a batch uses the same seeds
   (``stream`` = batch), so the comparisons share their deals.
 - ``equilibrium``: the exact CFR+ policy of the small deal (trick points worth
   ``small_trick_value``), its exploitability, and how often it draws at each
-  stage by hand (``solvers.poke.equilibrium``); the non-dealer's first draw
+  stage by hand (``gamut.solvers.poke.equilibrium``); the non-dealer's first draw
   doubles, the dealer's is free.
 """
 
@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.config import game_string
-from experiments.store import markdown_table
+from gamut.experiments.config import game_string
+from gamut.experiments.store import markdown_table
 
 NAME = "poke_doubling"
 VERSION = 1
@@ -39,8 +39,8 @@ PARAMS = {
 
 
 def parse_policies(entries: list) -> dict:
-    """``["name=a,b,c,d,e", ...]`` -> ``{name: thresholds array}`` (``solvers.poke.heuristic`` order)."""
-    from solvers.poke.heuristic import PARAM_NAMES, make_params
+    """``["name=a,b,c,d,e", ...]`` -> ``{name: thresholds array}`` (``gamut.solvers.poke.heuristic`` order)."""
+    from gamut.solvers.poke.heuristic import PARAM_NAMES, make_params
 
     out = {}
     for entry in entries:
@@ -87,13 +87,13 @@ def _moments(samples: np.ndarray) -> dict:
 def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     import pyspiel
 
-    import envs  # noqa: F401  (registers poke)
-    from solvers.poke.match import heuristic_margins, match_seeds
+    import gamut.envs  # noqa: F401  (registers poke)
+    from gamut.solvers.poke.match import heuristic_margins, match_seeds
 
     game = pyspiel.load_game(params["game"])
     if spec["kind"] == "point_value":
-        from solvers.poke.heuristic import make_params
-        from solvers.poke.point_value import point_value_samples
+        from gamut.solvers.poke.heuristic import make_params
+        from gamut.solvers.poke.point_value import point_value_samples
 
         samples = point_value_samples(game.cfg, make_params(), match_seeds(seed, params["point_rubbers"]))
         return [_moments(samples)]
@@ -102,8 +102,8 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
         margins = heuristic_margins(game.cfg, policies[spec["a"]], policies[spec["b"]],
                                     match_seeds(seed, params["pairs"]))
         return [_moments(margins.mean(axis=1))]
-    from solvers.poke.equilibrium import draw_counts, draw_table
-    from solvers.poke.policies import small_game_string, solve_small
+    from gamut.solvers.poke.equilibrium import draw_counts, draw_table
+    from gamut.solvers.poke.policies import small_game_string, solve_small
 
     small = pyspiel.load_game(small_game_string(params["small_trick_value"]))
     strategy = solve_small(str(small), params["cfr_iterations"])
@@ -115,7 +115,7 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
 
 
 def _pooled(group: pd.DataFrame):
-    from solvers.stats import combine_moments, moments_ci
+    from gamut.solvers.stats import combine_moments, moments_ci
 
     return moments_ci(*combine_moments(group["n"], group["mean"], group["m2"]))
 

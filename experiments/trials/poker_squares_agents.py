@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.store import markdown_table
-from solvers.stats import mean_ci, paired_diff_ci
+from gamut.experiments.store import markdown_table
+from gamut.solvers.stats import mean_ci, paired_diff_ci
 
 NAME = "poker_squares_agents"
 VERSION = 1
@@ -33,8 +33,8 @@ def validate(params: dict) -> None:
         raise ValueError("field 'budgets': every time budget must be > 0 seconds")
     import pyspiel
 
-    import envs  # noqa: F401
-    from solvers.bots import bot_specs
+    import gamut.envs  # noqa: F401
+    from gamut.solvers.bots import bot_specs
 
     spec = bot_specs(pyspiel.load_game("poker_squares")).get(params["budget_agent"])
     if spec is None or "seconds_per_game" not in spec.options:
@@ -57,11 +57,11 @@ def trial_specs(params: dict) -> list[dict]:
 def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     import pyspiel
 
-    import envs  # noqa: F401
-    from envs.hands import HAND_TABLE
-    from envs.poker_squares import kernels as K
-    from solvers.bots import make_bot
-    from solvers.poker_squares.evaluation import deals, evaluate
+    import gamut.envs  # noqa: F401
+    from gamut.envs.hands import HAND_TABLE
+    from gamut.envs.poker_squares import kernels as K
+    from gamut.solvers.bots import make_bot
+    from gamut.solvers.poker_squares.evaluation import deals, evaluate
 
     game = pyspiel.load_game("poker_squares", {"scoring": spec["scoring"]})
     options = {"seconds_per_game": spec["budget"]} if spec["budget"] > 0 else {}
@@ -81,7 +81,7 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
 def summarize(table: pd.DataFrame, params: dict, writer) -> str:
     import matplotlib.pyplot as plt
 
-    from envs.hands import CATEGORY_NAMES
+    from gamut.envs.hands import CATEGORY_NAMES
 
     fixed = table[table["budget"] == 0]
     rows = []

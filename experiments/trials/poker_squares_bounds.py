@@ -10,7 +10,7 @@ Two kinds of trial:
   (batch b holds deals b*k .. b*k+k-1 of that sequence): per deal the best
   arrangement found, the clairvoyant upper bound (smaller of the core ILP and
   the set-partitioning relaxation) and the duality bound with the configured
-  penalty (``solvers.poker_squares.duality``).
+  penalty (``gamut.solvers.poker_squares.duality``).
 
 The lower bound (the best agent's mean on the same deals) comes from
 ``gamut squares eval`` and is entered in the config with its CI and source.
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from experiments.store import markdown_table
-from solvers.stats import mean_ci
+from gamut.experiments.store import markdown_table
+from gamut.solvers.stats import mean_ci
 
 NAME = "poker_squares_bounds"
 VERSION = 2
@@ -58,11 +58,11 @@ def trial_specs(params: dict) -> list[dict]:
 def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     import pyspiel
 
-    import envs  # noqa: F401
-    from solvers.poker_squares.bounds import anneal, clairvoyant_bounds
-    from solvers.poker_squares.duality import duality_bounds
-    from solvers.poker_squares.evaluation import deals
-    from solvers.poker_squares.penalty_table import load_penalty_values
+    import gamut.envs  # noqa: F401
+    from gamut.solvers.poker_squares.bounds import anneal, clairvoyant_bounds
+    from gamut.solvers.poker_squares.duality import duality_bounds
+    from gamut.solvers.poker_squares.evaluation import deals
+    from gamut.solvers.poker_squares.penalty_table import load_penalty_values
 
     game = pyspiel.load_game("poker_squares", {"scoring": spec["scoring"]})
     values = load_penalty_values(spec["scoring"])

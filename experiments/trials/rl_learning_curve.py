@@ -25,9 +25,9 @@ import pandas as pd
 from open_spiel.python import rl_tools
 from open_spiel.python.algorithms.tabular_qlearner import QLearner
 
-from experiments.config import game_string
-from experiments.store import markdown_table
-from solvers.stats import mean_ci
+from gamut.experiments.config import game_string
+from gamut.experiments.store import markdown_table
+from gamut.solvers.stats import mean_ci
 
 NAME = "rl_learning_curve"
 VERSION = 1
@@ -136,7 +136,7 @@ def evaluate(game, agent: SeededQLearner, seat: int, opponent: str, deals: int, 
     numpy.ndarray, shape (deals,), float64
         The learner's return on each deal.
     """
-    from solvers.bots import make_bot
+    from gamut.solvers.bots import make_bot
 
     env = seeded_environment(game, seeds[0])
     bot = make_bot(game, opponent, player=1 - seat, seed=seeds[1])
@@ -158,7 +158,7 @@ def evaluate(game, agent: SeededQLearner, seat: int, opponent: str, deals: int, 
 def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     import pyspiel
 
-    import envs  # noqa: F401  (registers the toolkit's games in this process)
+    import gamut.envs  # noqa: F401  (registers the toolkit's games in this process)
 
     game = pyspiel.load_game(params["game"])
     train_seed, learner0, learner1, *eval_seeds = _seeds(seed, 9)

@@ -1,6 +1,6 @@
 """The ``cfr-policy`` agent: plays a strategy saved by ``gamut cfr --save-policy``.
 
-Registered in the agent registry (``solvers.bots``) for every game; the file's
+Registered in the agent registry (``gamut.solvers.bots``) for every game; the file's
 game string must match the game the bot is made for::
 
     >>> bot = make_bot(pyspiel.load_game("kuhn_poker"), "cfr-policy", player=0, seed=1,
@@ -9,8 +9,8 @@ game string must match the game the bot is made for::
 
 from __future__ import annotations
 
-from solvers.bots import ANY_GAME, Option, register_bot
-from solvers.cfr.policy_io import StrategyBot, load_strategy
+from gamut.solvers.bots import ANY_GAME, Option, register_bot
+from gamut.solvers.cfr.policy_io import StrategyBot, load_strategy
 
 
 def make_strategy_bot(game, player: int, seed: int, path: str) -> StrategyBot:

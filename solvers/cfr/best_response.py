@@ -1,7 +1,7 @@
 """Exact best response, policy value and exploitability on an extracted ``GameTree``.
 
 A policy here is a float64 array of shape ``(tree.num_infoset_actions,)``
-indexed like ``tree.infoset_actions`` (see ``solvers.cfr.extract``).
+indexed like ``tree.infoset_actions`` (see ``gamut.solvers.cfr.extract``).
 
 The best response of player ``p`` is computed bottom-up on counterfactual
 values ``W(h) = sum_z pi_{-p}(h -> z) pi_{-p}(h) u_p(z)``. The best action of an
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from solvers.cfr.extract import CHANCE, DECISION, TERMINAL, GameTree
+from gamut.solvers.cfr.extract import CHANCE, DECISION, TERMINAL, GameTree
 
 
 @numba.njit(cache=True)

@@ -218,12 +218,10 @@ def load_game_string(game_string: str) -> pyspiel.Game:
 
     The toolkit's own games are registered first, so ``poke(...)`` loads like ``kuhn_poker``.
     """
-    import envs  # noqa: F401  (registers the toolkit's games with pyspiel)
+    import gamut.envs  # noqa: F401  (registers the toolkit's games with pyspiel)
+    from gamut.envs.loading import load_game
 
-    try:
-        return pyspiel.load_game(game_string)
-    except pyspiel.SpielError as err:
-        raise ValueError(f"cannot load game {game_string!r}: {err}") from None
+    return load_game(game_string)
 
 
 def _walk(game: pyspiel.Game, max_nodes: int) -> GameTree:

@@ -34,7 +34,7 @@ import json
 import numpy as np
 import pyspiel
 
-from solvers.cfr.extract import check_two_player_zero_sum
+from gamut.solvers.cfr.extract import check_two_player_zero_sum
 
 SCHEMES = ("external", "outcome")
 

@@ -25,7 +25,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as openspiel_policy
 
-from solvers.cfr.extract import GameTree
+from gamut.solvers.cfr.extract import GameTree
 
 _FORMAT = "gamut-tabular-strategy-1"
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyspiel
 
-from solvers.cfr.mccfr import PyspielWalker, _sample
+from gamut.solvers.cfr.mccfr import PyspielWalker, _sample
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ def sampled_best_response(game, strategy, player: int, train_iterations: int = 2
     Parameters
     ----------
     game : pyspiel.Game or walker
-        A two-player zero-sum game, or a walker (see ``solvers.cfr.mccfr.PyspielWalker``)
+        A two-player zero-sum game, or a walker (see ``gamut.solvers.cfr.mccfr.PyspielWalker``)
         whose ``infostate_key`` gives the keys ``strategy`` uses.
     strategy : TabularStrategy
         The fixed player's strategy (uniform at keys it lacks).

@@ -30,8 +30,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from solvers.cfr.best_response import value_pass
-from solvers.cfr.extract import CHANCE, DECISION, TERMINAL, GameTree
+from gamut.solvers.cfr.best_response import value_pass
+from gamut.solvers.cfr.extract import CHANCE, DECISION, TERMINAL, GameTree
 
 ALGORITHMS = ("cfr", "cfr+", "dcfr", "linear")
 
@@ -197,7 +197,7 @@ class TabularCFR:
 
     Examples
     --------
-    >>> from solvers.cfr.extract import extract_game
+    >>> from gamut.solvers.cfr.extract import extract_game
     >>> solver = TabularCFR(extract_game("kuhn_poker", report=None), "cfr+")
     >>> solver.run(1000)
     >>> policy = solver.average_policy()   # shape (24,), indexed like tree.infoset_actions

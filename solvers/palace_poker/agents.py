@@ -1,19 +1,19 @@
-"""Registers the Palace Poker agents with the toolkit's agent registry (``solvers.bots``).
+"""Registers the Palace Poker agents with the toolkit's agent registry (``gamut.solvers.bots``).
 
 - ``heuristic``: battle equity from visible cards with thresholds for
   attacking the weakest-looking opponent, calling, raising and buying
-  (``solvers.palace_poker.heuristic``);
+  (``gamut.solvers.palace_poker.heuristic``);
 - ``ismcts``: the generic ISMCTS with Numba play-outs and Palace defaults
-  (``solvers.palace_poker.search``); it takes the place of the generic
+  (``gamut.solvers.palace_poker.search``); it takes the place of the generic
   ``ismcts`` agent for this game.
 """
 
 from __future__ import annotations
 
-from solvers.bots import Option, register_bot
-from solvers.palace_poker.bots import make_heuristic
-from solvers.palace_poker.heuristic import DEFAULTS
-from solvers.palace_poker.search import DEFAULT_ITERATIONS, DEFAULT_UCT_C, PalaceISMCTSBot
+from gamut.solvers.bots import Option, register_bot
+from gamut.solvers.palace_poker.bots import make_heuristic
+from gamut.solvers.palace_poker.heuristic import DEFAULTS
+from gamut.solvers.palace_poker.search import DEFAULT_ITERATIONS, DEFAULT_UCT_C, PalaceISMCTSBot
 
 _HEURISTIC_HELP = {
     "attack": "bet on the weakest-looking opponent when the battle equity against it is at least this",

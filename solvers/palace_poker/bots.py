@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from envs.hands import HAND_TABLE
-from envs.palace_poker import layout as L
-from envs.rng import rng_state
-from solvers.palace_poker.heuristic import WORK_SIZE, heuristic_action, make_params
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.palace_poker import layout as L
+from gamut.envs.rng import rng_state
+from gamut.solvers.palace_poker.heuristic import WORK_SIZE, heuristic_action, make_params
 
 
 class PalaceHeuristicBot(pyspiel.Bot):
-    """Plays ``solvers.palace_poker.heuristic`` for one seat.
+    """Plays ``gamut.solvers.palace_poker.heuristic`` for one seat.
 
     Parameters
     ----------

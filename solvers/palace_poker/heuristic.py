@@ -29,7 +29,7 @@ Decisions (``params``, a ``float64`` array indexed by the ``P_*`` constants;
 
 Hand levels (for ``buy_below``) are ``16 * category + top rank``: a pair of
 nines is ``16 * 1 + 9 = 25``, ace high ``14``, two pair with queens up
-``16 * 2 + 12 = 44`` (categories of ``envs.hands``).
+``16 * 2 + 12 = 44`` (categories of ``gamut.envs.hands``).
 """
 
 from __future__ import annotations
@@ -37,11 +37,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs import hands
-from envs.palace_poker import kernels as K
-from envs.palace_poker import layout as L
-from envs.palace_poker.showdown import banner_suit, own_suit_count, player_cards, popcount
-from envs.rng import below
+from gamut.envs import hands
+from gamut.envs.palace_poker import kernels as K
+from gamut.envs.palace_poker import layout as L
+from gamut.envs.palace_poker.showdown import banner_suit, own_suit_count, player_cards, popcount
+from gamut.envs.rng import below
 
 P_ATTACK, P_CALL, P_RAISE, P_FORCED, P_BUY_BELOW, P_SAMPLES = range(6)
 PARAM_NAMES = ("attack", "call", "raise", "forced", "buy_below", "samples")
@@ -75,7 +75,7 @@ def make_params(**values) -> np.ndarray:
 
 @numba.njit(cache=True)
 def hand_level(strength):
-    """``16 * category + top rank`` of an ``envs.hands`` strength (0 for the empty hand)."""
+    """``16 * category + top rank`` of an ``gamut.envs.hands`` strength (0 for the empty hand)."""
     return (strength >> hands.CATEGORY_SHIFT) * 16 + ((strength >> 16) & 15)
 
 
@@ -278,7 +278,7 @@ def heuristic_action(state, cfg, params, rng, table, legal, work):
     """The heuristic's move for the player to act at a decision node of ``state``.
 
     ``params``: ``make_params`` array; ``rng``: ``xorshift`` state (advanced);
-    ``table``: ``envs.hands.HAND_TABLE``; ``legal``: ``int64`` scratch of
+    ``table``: ``gamut.envs.hands.HAND_TABLE``; ``legal``: ``int64`` scratch of
     ``cfg[L.C_NUM_ACTIONS]`` entries; ``work``: ``int64`` scratch of at least
     ``WORK_SIZE`` entries. Uses only what the player to act may know.
     """
@@ -296,7 +296,7 @@ def play_heuristic(state, cfg, params, rng, legal, work, table):
     """Play ``state`` to the end, every seat by the heuristic ``params``, chance uniform; return the moves made.
 
     Chance outcomes are uniform over the deck or draw pile (rejection from
-    all 52 ids, as ``envs.palace_poker.rollout.play_random``).
+    all 52 ids, as ``gamut.envs.palace_poker.rollout.play_random``).
     """
     moves = 0
     while state[L.S_PHASE] != L.PH_OVER:

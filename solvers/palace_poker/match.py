@@ -18,7 +18,7 @@ A *lineup* names the agent of each seat. Deal ``d`` is played once per
 rotation ``r = 0 .. n-1``, seat ``s`` taking ``lineup[(s + r) % n]``, so
 every agent sits in every seat on the same cards. An agent's sample for a
 deal is its mean chips per hand over the seats it held in the ``n`` plays;
-samples of different deals are independent, so ``solvers.stats.mean_ci``
+samples of different deals are independent, so ``gamut.solvers.stats.mean_ci``
 gives the 95% interval (``n`` = deals), and two agents' samples pair up deal
 by deal (``paired_diff_ci``).
 """
@@ -31,9 +31,9 @@ import numba
 import numpy as np
 import pyspiel
 
-from envs.palace_poker import kernels as K
-from envs.palace_poker import layout as L
-from solvers.stats import Estimate, mean_ci
+from gamut.envs.palace_poker import kernels as K
+from gamut.envs.palace_poker import layout as L
+from gamut.solvers.stats import Estimate, mean_ci
 
 _GOLDEN = 0x9E3779B97F4A7C15
 _SEED_MASK = (1 << 62) - 1

@@ -1,15 +1,15 @@
-"""ISMCTS for Palace Poker: the generic search (``solvers.ismcts``) with play-outs in Numba.
+"""ISMCTS for Palace Poker: the generic search (``gamut.solvers.ismcts``) with play-outs in Numba.
 
-The search is :class:`solvers.ismcts.ISMCTS` unchanged; this module supplies
-its leaf evaluator (the rollout protocol of ``solvers.ismcts``) from the
+The search is :class:`gamut.solvers.ismcts.ISMCTS` unchanged; this module supplies
+its leaf evaluator (the rollout protocol of ``gamut.solvers.ismcts``) from the
 Palace kernels and the defaults that suit the game:
 
 - ``heuristic`` play-outs (default): every seat plays the threshold heuristic
-  (``solvers.palace_poker.heuristic.play_heuristic``) on a copy of the
+  (``gamut.solvers.palace_poker.heuristic.play_heuristic``) on a copy of the
   determinized state. Uniformly random play-outs fold about a third of the
   time at every turn, so they value almost any position as "the others will
   fold"; heuristic play-outs keep battles realistic.
-- ``random`` play-outs: ``envs.palace_poker.rollout.play_random``.
+- ``random`` play-outs: ``gamut.envs.palace_poker.rollout.play_random``.
 
 Both draw chance outcomes uniformly from the pile with an xorshift generator
 seeded by the search, so the same seed gives the same returns.
@@ -29,15 +29,15 @@ import numba
 import numpy as np
 import pyspiel
 
-from envs.hands import HAND_TABLE
-from envs.palace_poker import kernels as K
-from envs.palace_poker import layout as L
-from envs.palace_poker.game import PalacePokerState
-from envs.palace_poker.resample import MAX_TRIES, resample_history
-from envs.palace_poker.rollout import play_random
-from envs.rng import rng_state
-from solvers.palace_poker.heuristic import WORK_SIZE, heuristic_action, make_params, play_heuristic
-from solvers.search.ismcts_bot import ISMCTSBot
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.palace_poker import kernels as K
+from gamut.envs.palace_poker import layout as L
+from gamut.envs.palace_poker.game import PalacePokerState
+from gamut.envs.palace_poker.resample import MAX_TRIES, resample_history
+from gamut.envs.palace_poker.rollout import play_random
+from gamut.envs.rng import rng_state
+from gamut.solvers.palace_poker.heuristic import WORK_SIZE, heuristic_action, make_params, play_heuristic
+from gamut.solvers.search.ismcts_bot import ISMCTSBot
 
 ROLLOUT_POLICIES = ("heuristic", "random")
 DEFAULT_ITERATIONS = 300
@@ -93,7 +93,7 @@ def replay(history, cfg, state, table):
 
 
 class PalaceRollout:
-    """Leaf evaluator ``evaluate(state, seed) -> returns`` for :class:`solvers.ismcts.ISMCTS`.
+    """Leaf evaluator ``evaluate(state, seed) -> returns`` for :class:`gamut.solvers.ismcts.ISMCTS`.
 
     Plays a copy of the state's array to the end (the pyspiel state is not
     changed) and returns a ``float64`` array of chips per seat.
@@ -136,7 +136,7 @@ class ModelledState(PalacePokerState):
     seats a fresh information set whose first move the search tries
     uniformly at random, so it would expect a bet to be folded to a third of
     the time. ``resample_from_infostate`` deals the hidden palaces with
-    ``envs.palace_poker.resample.resample_history`` (uniform over the deals
+    ``gamut.envs.palace_poker.resample.resample_history`` (uniform over the deals
     consistent with the searcher's information) up to ``BELIEF_TRIES`` times
     and keeps the first deal under which the heuristic would have made every
     move the other seats made (else the one with the fewest misses): a

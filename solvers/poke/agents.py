@@ -1,22 +1,22 @@
-"""Registers the Poke agents with the toolkit's agent registry (``solvers.bots``).
+"""Registers the Poke agents with the toolkit's agent registry (``gamut.solvers.bots``).
 
 - ``heuristic``: draw to the best hand, draw/double by category thresholds,
-  simple trick play (``solvers.poke.heuristic``);
-- ``cfr``: exact CFR+ policy of the small-deck deal (``solvers.poke.policies``);
+  simple trick play (``gamut.solvers.poke.heuristic``);
+- ``cfr``: exact CFR+ policy of the small-deck deal (``gamut.solvers.poke.policies``);
 - ``mccfr``: abstracted external-sampling MCCFR draw policy for the full deck;
-- ``ismcts``: the generic ISMCTS (``solvers.ismcts``) over the current deal with
-  compiled heuristic play-outs (``solvers.poke.search``); it takes the place of
+- ``ismcts``: the generic ISMCTS (``gamut.solvers.ismcts``) over the current deal with
+  compiled heuristic play-outs (``gamut.solvers.poke.search``); it takes the place of
   the generic ``ismcts`` agent for Poke.
 """
 
 from __future__ import annotations
 
-from envs.poke.game import SMALL_EXACT_PARAMS
-from solvers.bots import Option, register_bot
-from solvers.poke.bots import make_heuristic
-from solvers.poke.heuristic import DEFAULT_PARAMS, PARAM_NAMES
-from solvers.poke.policies import DEFAULT_TRICK_VALUE, make_cfr_bot, make_mccfr_bot
-from solvers.poke.search import (
+from gamut.envs.poke.game import SMALL_EXACT_PARAMS
+from gamut.solvers.bots import Option, register_bot
+from gamut.solvers.poke.bots import make_heuristic
+from gamut.solvers.poke.heuristic import DEFAULT_PARAMS, PARAM_NAMES
+from gamut.solvers.poke.policies import DEFAULT_TRICK_VALUE, make_cfr_bot, make_mccfr_bot
+from gamut.solvers.poke.search import (
     DEFAULT_ITERATIONS, DEFAULT_ROLLOUTS, DEFAULT_UCT_C, OPPONENT_MODELS, PLAYOUTS, make_ismcts_bot,
 )
 

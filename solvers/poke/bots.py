@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from solvers.poke.heuristic import heuristic_action, make_params
+from gamut.solvers.poke.heuristic import heuristic_action, make_params
 
 
 def require_poke(game: pyspiel.Game) -> None:
@@ -15,7 +15,7 @@ def require_poke(game: pyspiel.Game) -> None:
 
 
 class HeuristicBot(pyspiel.Bot):
-    """The threshold heuristic of ``solvers.poke.heuristic`` (deterministic; the seed is unused)."""
+    """The threshold heuristic of ``gamut.solvers.poke.heuristic`` (deterministic; the seed is unused)."""
 
     def __init__(self, game: pyspiel.Game, player: int, params: np.ndarray):
         pyspiel.Bot.__init__(self)

@@ -2,9 +2,9 @@
 
 Used on the exact CFR+ equilibrium of the small deal: both seats play the
 policy, deals are sampled from the game's chance distribution, and every draw
-decision is recorded with the drawer's stage (``solvers.poke.heuristic``
+decision is recorded with the drawer's stage (``gamut.solvers.poke.heuristic``
 numbering: 0-1 non-dealer, 2-4 dealer) and hand. Frequencies carry Wilson
-95% intervals (``solvers.stats.proportion_ci``). The dealer's first draw is
+95% intervals (``gamut.solvers.stats.proportion_ci``). The dealer's first draw is
 free and the non-dealer's doubles, so stages 0 and 2 on the same hands show
 what the free draw changes.
 """
@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from envs.cards import card_str
-from envs.poke import kernels as K
-from envs.poke.encoding import mask_cards
-from solvers.cfr.policy_io import TabularStrategy
-from solvers.poke.heuristic import draw_stage
-from solvers.stats import proportion_ci
+from gamut.envs.cards import card_str
+from gamut.envs.poke import kernels as K
+from gamut.envs.poke.encoding import mask_cards
+from gamut.solvers.cfr.policy_io import TabularStrategy
+from gamut.solvers.poke.heuristic import draw_stage
+from gamut.solvers.stats import proportion_ci
 
 STAGE_NAMES = ("non-dealer 1st draw (doubles)", "non-dealer 2nd draw (redoubles)", "dealer 1st draw (free)",
                "dealer 2nd draw (doubles)", "dealer 3rd draw (redoubles)")

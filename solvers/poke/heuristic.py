@@ -1,7 +1,7 @@
 """A rule-of-thumb Poke player as Numba kernels: draw to the best hand, double by thresholds, simple tricks.
 
 The policy reads only what its player knows (own hand, the draw stage, the
-lead on the table), through the rules kernels of ``envs.poke.kernels``.
+lead on the table), through the rules kernels of ``gamut.envs.poke.kernels``.
 
 Draw phase
 ----------
@@ -12,7 +12,7 @@ stand on a made straight, flush, full house or better. At most
 ``min(3, hand_size - 1)`` cards and never more than the stock holds; when
 fewer may go, the lowest go first (high cards win tricks).
 
-Whether to draw at all is a threshold on the hand's category (``envs.hands``:
+Whether to draw at all is a threshold on the hand's category (``gamut.envs.hands``:
 0 high card, 1 pair, 2 two pairs, 3 trips, 4 straight, ...): the drawer draws
 when the hand's category is *below* the threshold of the draw stage. The five
 stages and their thresholds form the ``params`` array (``int64``,
@@ -46,9 +46,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs import hands
-from envs.poke import kernels as K
-from envs.poke.showdown import hand_strength
+from gamut.envs import hands
+from gamut.envs.poke import kernels as K
+from gamut.envs.poke.showdown import hand_strength
 
 NUM_PARAMS = 5
 PARAM_NAMES = ("double_below", "redouble_below", "free_below", "dealer_double_below", "dealer_redouble_below")

@@ -10,11 +10,11 @@ the players draw.
 A *pair* plays the same seed twice, agent A in seat 0 and then in seat 1 (the
 seats deal alternately, seat 1 first); A's margin of the pair is the mean of
 its two above-the-line differences. ``compare`` turns pairs into a mean with
-a 95% t interval (``solvers.stats``).
+a 95% t interval (``gamut.solvers.stats``).
 
 Two engines play the same matches: ``play_pyspiel`` drives any
 ``pyspiel.Bot`` through the game's API, and ``heuristic_margins`` plays the
-threshold heuristic (``solvers.poke.heuristic``) against itself with other
+threshold heuristic (``gamut.solvers.poke.heuristic``) against itself with other
 thresholds in a compiled loop, thousands of rubbers a second. Tests check that
 both give the same play.
 """
@@ -25,9 +25,9 @@ import numba
 import numpy as np
 import pyspiel
 
-from envs.poke import kernels as K
-from solvers.poke.heuristic import NUM_PARAMS, heuristic_action
-from solvers.stats import Estimate, mean_ci
+from gamut.envs.poke import kernels as K
+from gamut.solvers.poke.heuristic import NUM_PARAMS, heuristic_action
+from gamut.solvers.stats import Estimate, mean_ci
 
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -65,7 +65,7 @@ def deal_order(cfg: np.ndarray, seed: int, deal: int) -> np.ndarray:
     """The shuffled deck of deal number ``deal`` (0 first) of the match seeded by ``seed``.
 
     Returns ``int64`` card ids, shape ``(num_ranks * num_suits,)``, a
-    permutation of the deck of ``cfg`` (``envs.poke.kernels.make_config``).
+    permutation of the deck of ``cfg`` (``gamut.envs.poke.kernels.make_config``).
     """
     if seed < 0 or deal < 0:
         raise ValueError(f"seed and deal must be >= 0, got seed={seed}, deal={deal}")
@@ -130,7 +130,7 @@ def heuristic_margins(cfg: np.ndarray, params_a: np.ndarray, params_b: np.ndarra
     cfg : ndarray, int64, shape (CFG_SIZE,)
         The game's kernel configuration (any mode).
     params_a, params_b : ndarray, int64, shape (NUM_PARAMS,)
-        Threshold arrays (``solvers.poke.heuristic.make_params``).
+        Threshold arrays (``gamut.solvers.poke.heuristic.make_params``).
     seeds : array_like of int, shape (n,)
         One match pair per seed.
 

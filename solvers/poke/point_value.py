@@ -1,7 +1,7 @@
 """What a point below the line is worth above the line, measured on full rubbers.
 
 One sample: play a rubber between two copies of the heuristic (common random
-deals, ``solvers.poke.match``); pick one of its deals uniformly at random and
+deals, ``gamut.solvers.poke.match``); pick one of its deals uniformly at random and
 a seat; replay the same rubber with that seat given ``extra`` more points
 below the line at the start of that deal. The change of the seat's final
 above-the-line margin, divided by ``extra``, is an unbiased sample of the
@@ -15,9 +15,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.poke import kernels as K
-from solvers.poke.heuristic import heuristic_action
-from solvers.poke.match import fill_deal_order, splitmix64, next_card
+from gamut.envs.poke import kernels as K
+from gamut.solvers.poke.heuristic import heuristic_action
+from gamut.solvers.poke.match import fill_deal_order, splitmix64, next_card
 
 
 @numba.njit(cache=True)
@@ -65,7 +65,7 @@ def point_value_samples(cfg: np.ndarray, params: np.ndarray, seeds, extra: int =
     params : ndarray, int64, shape (NUM_PARAMS,)
         Heuristic thresholds of both players.
     seeds : array_like of int, shape (n,)
-        One rubber per seed (``solvers.poke.match.match_seeds``).
+        One rubber per seed (``gamut.solvers.poke.match.match_seeds``).
     extra : int
         Points added (>= 1); the change is divided by it.
 

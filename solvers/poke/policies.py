@@ -1,10 +1,10 @@
 """The ``cfr`` and ``mccfr`` Poke agents: training, cached policy files, and the bots that play them.
 
-- ``cfr``: exact CFR+ (``solvers.cfr.tabular``) on the extracted small-deck
+- ``cfr``: exact CFR+ (``gamut.solvers.cfr.tabular``) on the extracted small-deck
   deal (``small_game_string``), exploitability from an exact best response.
   The policy is cached under ``results/poke/`` (computed on first use).
-- ``mccfr``: external-sampling MCCFR (``solvers.cfr.mccfr``) on the full
-  52-card deal through ``solvers.poke.walker.DrawWalker``: draws are learned
+- ``mccfr``: external-sampling MCCFR (``gamut.solvers.cfr.mccfr``) on the full
+  52-card deal through ``gamut.solvers.poke.walker.DrawWalker``: draws are learned
   per abstract information bucket (``draw_key``), the trick phase is the
   heuristic's. Checkpointed; the policy file is ``results/poke/mccfr_draw.npz``.
 
@@ -12,7 +12,7 @@ Both are deal policies; in a game or rubber the bots play each deal with
 them. A deal's below-the-line points count ``trick_value`` above-the-line
 points each (default ``DEFAULT_TRICK_VALUE``: one below-the-line point was
 worth 33.9 above the line, 95% CI 32.8 .. 35.0, n = 200,000 heuristic
-rubbers, ``solvers.poke.point_value``; the ``poke_doubling`` study repeats it).
+rubbers, ``gamut.solvers.poke.point_value``; the ``poke_doubling`` study repeats it).
 """
 
 from __future__ import annotations
@@ -22,17 +22,17 @@ from pathlib import Path
 import numpy as np
 import pyspiel
 
-from envs.poke import kernels as K
-from envs.poke.game import SMALL_EXACT_PARAMS
-from solvers.cfr.best_response import exploitability
-from solvers.cfr.checkpoint import train
-from solvers.cfr.extract import extract_game
-from solvers.cfr.mccfr import MCCFR
-from solvers.cfr.policy_io import StrategyBot, TabularStrategy, load_strategy, save_strategy
-from solvers.cfr.tabular import TabularCFR
-from solvers.poke.bots import require_poke
-from solvers.poke.heuristic import heuristic_action
-from solvers.poke.walker import DRAW, DrawWalker, draw_key, draw_slots
+from gamut.envs.poke import kernels as K
+from gamut.envs.poke.game import SMALL_EXACT_PARAMS
+from gamut.solvers.cfr.best_response import exploitability
+from gamut.solvers.cfr.checkpoint import train
+from gamut.solvers.cfr.extract import extract_game
+from gamut.solvers.cfr.mccfr import MCCFR
+from gamut.solvers.cfr.policy_io import StrategyBot, TabularStrategy, load_strategy, save_strategy
+from gamut.solvers.cfr.tabular import TabularCFR
+from gamut.solvers.poke.bots import require_poke
+from gamut.solvers.poke.heuristic import heuristic_action
+from gamut.solvers.poke.walker import DRAW, DrawWalker, draw_key, draw_slots
 
 DEFAULT_TRICK_VALUE = 34.0
 RESULTS = Path(__file__).resolve().parents[2] / "results" / "poke"
@@ -41,7 +41,7 @@ _NO_PARAMS = np.zeros(5, dtype=np.int64)
 
 
 def small_game_string(trick_value: float = DEFAULT_TRICK_VALUE) -> str:
-    """The small exact deal (``envs.poke.game.SMALL_EXACT_PARAMS``) with ``trick_value``."""
+    """The small exact deal (``gamut.envs.poke.game.SMALL_EXACT_PARAMS``) with ``trick_value``."""
     params = {**SMALL_EXACT_PARAMS, "trick_value": float(trick_value)}
     return str(pyspiel.load_game("poke", params))
 

@@ -1,22 +1,22 @@
-"""ISMCTS for Poke: the generic search (``solvers.ismcts``) over the current deal, with kernel play-outs.
+"""ISMCTS for Poke: the generic search (``gamut.solvers.ismcts``) over the current deal, with kernel play-outs.
 
 Each decision searches the *current deal* as a one-deal game
-(``solvers.poke.policies.current_deal``): earlier deals reach the future only
+(``gamut.solvers.poke.policies.current_deal``): earlier deals reach the future only
 through the score sheet, and the deal is valued like the deal agents value
 it, above-the-line points plus ``trick_value`` per below-the-line point (the
-measured worth of a trick point, ``solvers.poke.point_value``).
+measured worth of a trick point, ``gamut.solvers.poke.point_value``).
 
 The search runs on ``DealState``, a light stand-in for the pyspiel state of
 that deal: the same kernel array, the same legal actions, chance outcomes and
-returns, and ``envs.poke.resample`` for determinizations, but actions applied
+returns, and ``gamut.envs.poke.resample`` for determinizations, but actions applied
 by one kernel call and information sets keyed by ``information_key`` (a few
 integers instead of the game's string). This makes an iteration several times
-cheaper; the search itself is ``solvers.ismcts`` unchanged.
+cheaper; the search itself is ``gamut.solvers.ismcts`` unchanged.
 
 Leaves are valued by ``PokeRollout``, a leaf evaluator of the protocol of
-``solvers.ismcts``: it plays the deal to its end in a compiled loop on a copy
+``gamut.solvers.ismcts``: it plays the deal to its end in a compiled loop on a copy
 of the state array, both players following the heuristic
-(``solvers.poke.heuristic``, default thresholds) or uniformly random legal
+(``gamut.solvers.poke.heuristic``, default thresholds) or uniformly random legal
 actions, chance drawing each card uniformly from the stock.
 """
 
@@ -26,14 +26,14 @@ import numba
 import numpy as np
 import pyspiel
 
-from envs.poke import kernels as K
-from envs.poke.resample import resample
-from solvers.ismcts import ISMCTS
-from solvers.poke.bots import require_poke
-from solvers.poke.heuristic import DEFAULT_PARAMS, lowest_cards, discard_cards, heuristic_action
-from solvers.poke.match import splitmix64
-from solvers.poke.policies import current_deal, deal_game_for
-from solvers.poke.walker import information_key
+from gamut.envs.poke import kernels as K
+from gamut.envs.poke.resample import resample
+from gamut.solvers.ismcts import ISMCTS
+from gamut.solvers.poke.bots import require_poke
+from gamut.solvers.poke.heuristic import DEFAULT_PARAMS, lowest_cards, discard_cards, heuristic_action
+from gamut.solvers.poke.match import splitmix64
+from gamut.solvers.poke.policies import current_deal, deal_game_for
+from gamut.solvers.poke.walker import information_key
 
 PLAYOUTS = ("heuristic", "random")
 DEFAULT_ITERATIONS = 200
@@ -152,7 +152,7 @@ def candidate_actions(state, cfg, out):
 
 
 class _DealGame:
-    """What ``envs.poke.resample`` and ``DealState`` need of the one-deal game."""
+    """What ``gamut.envs.poke.resample`` and ``DealState`` need of the one-deal game."""
 
     def __init__(self, game: pyspiel.Game):
         self.cfg = game.cfg

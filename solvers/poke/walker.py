@@ -1,4 +1,4 @@
-"""MCCFR walkers over the Poke kernels' state arrays (see ``solvers.cfr.mccfr.PyspielWalker``).
+"""MCCFR walkers over the Poke kernels' state arrays (see ``gamut.solvers.cfr.mccfr.PyspielWalker``).
 
 ``PokeWalker`` walks one deal exactly as the pyspiel game does (same legal
 actions in the same order, same chance outcomes, keys equal to the game's
@@ -9,7 +9,7 @@ through the pyspiel API exactly (same seed, same tables) and is faster.
 ``DrawWalker`` is the abstracted game of the ``mccfr`` agent for the full
 52-card deal. Its decisions are the draws only, with two actions: ``STAND``
 (0) or ``DRAW`` (1: discard what the heuristic's keep rule names,
-``solvers.poke.heuristic.discard_cards``). The trick phase is played by the
+``gamut.solvers.poke.heuristic.discard_cards``). The trick phase is played by the
 heuristic for both players inside the terminal value. Information is
 abstracted by ``draw_key``.
 """
@@ -20,12 +20,12 @@ import numba
 import numpy as np
 import pyspiel
 
-from envs import hands
-from envs.poke import kernels as K
-from envs.poke.encoding import deal_string
-from envs.poke.showdown import hand_strength
-from solvers.cfr.extract import check_two_player_zero_sum
-from solvers.poke.heuristic import discard_cards, heuristic_action
+from gamut.envs import hands
+from gamut.envs.poke import kernels as K
+from gamut.envs.poke.encoding import deal_string
+from gamut.envs.poke.showdown import hand_strength
+from gamut.solvers.cfr.extract import check_two_player_zero_sum
+from gamut.solvers.poke.heuristic import discard_cards, heuristic_action
 
 DRAW = 1
 _NO_PARAMS = np.zeros(5, dtype=np.int64)  # thresholds are unused in the trick phase
@@ -147,7 +147,7 @@ def draw_key(state: np.ndarray, player: int) -> str:
 
     ``"N|0|1|c1r9f0"`` reads: non-dealer (``D`` for the dealer), own draws so
     far, the opponent's discard counts (``-`` none yet), and the hand bucket:
-    category ``c`` (``envs.hands``), rank index ``r`` (0 = deuce) of the
+    category ``c`` (``gamut.envs.hands``), rank index ``r`` (0 = deuce) of the
     highest card in the hand's largest rank group, ``f`` 1 when four cards
     share a suit.
     """

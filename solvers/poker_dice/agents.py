@@ -1,4 +1,4 @@
-"""Registers the poker-dice agents with the toolkit's agent registry (``solvers.bots``).
+"""Registers the poker-dice agents with the toolkit's agent registry (``gamut.solvers.bots``).
 
 - ``optimal``: plays the exact solitaire DP policy of its own scorecard (table lookup);
 - ``greedy``: the same tables with every future value zero (best immediate score);
@@ -9,8 +9,8 @@
 
 from __future__ import annotations
 
-from solvers.bots import Option, register_bot
-from solvers.poker_dice.bots import make_bot
+from gamut.solvers.bots import Option, register_bot
+from gamut.solvers.poker_dice.bots import make_bot
 
 
 def _scorecard_only(game) -> str | None:

@@ -8,7 +8,7 @@
 * ``mcts``: OpenSpiel's Python MCTS with random rollouts.
 * ``random``: OpenSpiel's uniform random bot.
 
-    >>> import pyspiel, envs.poker_dice.game
+    >>> import pyspiel, gamut.envs.poker_dice.game
     >>> game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
     >>> bot = make_bot("optimal", game, seed=0)
     >>> state = game.new_initial_state()
@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from envs import dice
-from envs.poker_dice import kernels as K
-from solvers.poker_dice.solution import DEFAULT_CACHE, DiceSolution, solve
+from gamut.envs import dice
+from gamut.envs.poker_dice import kernels as K
+from gamut.solvers.poker_dice.solution import DEFAULT_CACHE, DiceSolution, solve
 
 BOT_NAMES = ("optimal", "greedy", "mcts", "random")
 

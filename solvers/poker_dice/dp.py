@@ -4,7 +4,7 @@ The value of a scorecard situation ``(mask, group_total, aux)`` at the start of
 a turn is the optimal expected number of points still to come. Turns are
 solved backwards over masks (a filled box never empties, so every successor
 has a larger mask). Inside a turn the classic per-turn graph is evaluated with
-two shared passes over the dice tables of :mod:`envs.dice`:
+two shared passes over the dice tables of :mod:`gamut.envs.dice`:
 
 * keep expectations: a keep of ``k < 5`` dice is worth the mean over the six
   faces of the keep with one more die (rerolling dice one at a time gives the
@@ -15,7 +15,7 @@ two shared passes over the dice tables of :mod:`envs.dice`:
 Levels of a turn, for each ``aux``: ``G`` holds the values of rolls after the
 last base roll (with banked rolls, ``G[c]`` is the value with ``c`` banked
 rolls left to spend in this turn), ``L2`` after the second roll, ``L1`` after
-the first. Scoring comes from :mod:`envs.poker_dice.scoring` only.
+the first. Scoring comes from :mod:`gamut.envs.poker_dice.scoring` only.
 
 State layout: ``offsets[mask]`` is the first value of ``mask`` (-1 for masks the
 stage order makes unreachable); the value of ``(mask, total, aux)`` is at
@@ -30,12 +30,12 @@ from collections import namedtuple
 import numba
 import numpy as np
 
-from envs import dice
-from envs.poker_dice.scorecard import (
+from gamut.envs import dice
+from gamut.envs.poker_dice.scorecard import (
     AUX_BANK, AUX_REPEAT_FLAG, B_STAGE, P_AUX_KIND, P_BANK_STAGE_OK, P_FIRST_MULT, P_GROUP_MASK,
     P_JOKER_BOX, P_NUM_AUX, P_NUM_BOXES, P_NUM_SUMS, P_REPEAT_BOX, P_SUM_LO, R_MEETS,
 )
-from envs.poker_dice.scoring import allowed_boxes, current_stage, final_value, record
+from gamut.envs.poker_dice.scoring import allowed_boxes, current_stage, final_value, record
 
 _SHORT = dice.NUM_SHORT_KEEPS
 _KEEP_ADD = np.ascontiguousarray(dice.KEEP_ADD)
@@ -250,7 +250,7 @@ def solve_values(tables) -> tuple[StateLayout, np.ndarray]:
 
     Returns the layout and a float64 array of ``layout.size`` values (unreachable
     entries are 0). ``values[layout.offsets[0] + (0 - sum_lo) ...]`` at the empty card
-    is the optimal expected score; see :class:`solvers.poker_dice.solution.DiceSolution`.
+    is the optimal expected score; see :class:`gamut.solvers.poker_dice.solution.DiceSolution`.
     """
     layout = state_layout(tables)
     values = np.zeros(layout.size, dtype=np.float64)

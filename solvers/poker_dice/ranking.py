@@ -27,7 +27,7 @@ import time
 import numba
 import numpy as np
 
-from envs import dice
+from gamut.envs import dice
 
 MAX_PLAYERS = 8
 _SHORT = dice.NUM_SHORT_KEEPS

@@ -1,12 +1,12 @@
 """Whole solitaire games played by the optimal policy, in Numba (score distributions).
 
-The policy is the one of :class:`solvers.poker_dice.bots.TableBot`: at every
+The policy is the one of :class:`gamut.solvers.poker_dice.bots.TableBot`: at every
 decision the best of recording the dice (points now plus the value table of the
 next turn) and every keep (expected value of the turn's next level); ties go
 to recording, then to the lowest keep id. Turn levels come from the DP kernels
 and the rules from the game kernels, so nothing here re-implements either.
 
-    >>> from solvers.poker_dice.solution import solve
+    >>> from gamut.solvers.poker_dice.solution import solve
     >>> scores = optimal_scores(solve("yacht12"), num_games=2000, seed=1)
     >>> scores.shape, bool(150 < scores.mean() < 220)
     ((2000,), True)
@@ -17,12 +17,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs import dice
-from envs.poker_dice import kernels as K
-from envs.poker_dice.scorecard import AUX_BANK, P_AUX_KIND, P_BANK_STAGE_OK, P_NUM_AUX, \
+from gamut.envs import dice
+from gamut.envs.poker_dice import kernels as K
+from gamut.envs.poker_dice.scorecard import AUX_BANK, P_AUX_KIND, P_BANK_STAGE_OK, P_NUM_AUX, \
     P_NUM_BOXES, P_SUM_LO
-from envs.poker_dice.scoring import allowed_boxes, current_stage, record
-from solvers.poker_dice.dp import _keep_expectations, _turn_levels
+from gamut.envs.poker_dice.scoring import allowed_boxes, current_stage, record
+from gamut.solvers.poker_dice.dp import _keep_expectations, _turn_levels
 
 
 @numba.njit(cache=True)

@@ -1,7 +1,7 @@
 """Solved scorecard variants: cached value tables and the optimal advisor.
 
 ``solve("yahtzee", joker="free")`` returns a :class:`DiceSolution` whose values
-come from :func:`solvers.poker_dice.dp.solve_values`, cached on disk under
+come from :func:`gamut.solvers.poker_dice.dp.solve_values`, cached on disk under
 ``results/poker_dice/cache/`` (ignored by git). A cache file name carries the
 solver version and a digest of the compiled variant, so a change of rules or
 solver never reads a stale table.
@@ -20,12 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from envs import dice
-from envs.poker_dice.scorecard import (
+from gamut.envs import dice
+from gamut.envs.poker_dice.scorecard import (
     AUX_BANK, Variant, VariantTables, box_names, compile_variant, make_variant,
 )
-from envs.poker_dice.scoring import allowed_boxes, current_stage, record
-from solvers.poker_dice.dp import (
+from gamut.envs.poker_dice.scoring import allowed_boxes, current_stage, record
+from gamut.solvers.poker_dice.dp import (
     StateLayout, keep_expectations, solve_values, state_layout, turn_levels,
 )
 

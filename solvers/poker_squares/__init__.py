@@ -1,1 +1,1 @@
-"""Poker Squares agents (registered with ``solvers.bots`` by ``solvers.poker_squares.agents``)."""
+"""Poker Squares agents (registered with ``gamut.solvers.bots`` by ``gamut.solvers.poker_squares.agents``)."""

@@ -1,4 +1,4 @@
-"""Poker Squares agents, registered with the toolkit's agent registry (``solvers.bots``).
+"""Poker Squares agents, registered with the toolkit's agent registry (``gamut.solvers.bots``).
 
 - ``greedy``: puts each card in the empty cell that most raises the points of
   its row and column as they stand (partial lines valued by the pairs, trips
@@ -10,9 +10,9 @@
 
 Both work for every point system: the kernels score with the game's points.
 
-    >>> import pyspiel, envs
-    >>> from solvers.bots import make_bot
-    >>> import solvers.poker_squares.agents
+    >>> import pyspiel, gamut.envs
+    >>> from gamut.solvers.bots import make_bot
+    >>> import gamut.solvers.poker_squares.agents
     >>> game = pyspiel.load_game("poker_squares")
     >>> bot = make_bot(game, "greedy", player=0, seed=1)
 """
@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import pyspiel
 
-from envs.hands import HAND_TABLE
-from envs.rng import rng_state
-from envs.poker_squares import kernels as K
-from solvers.bots import register_bot
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.rng import rng_state
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.bots import register_bot
 
 
 class GreedyBot(pyspiel.Bot):

@@ -17,7 +17,7 @@ of this, so the program's optimum is at least the arrangement's score: a valid
 upper bound for every point system, negative points included. Solved by HiGHS
 (``highspy``) with a time limit; if it stops early its proven dual bound is
 used. A second bound comes from the set-partitioning relaxation
-(``solvers.poker_squares.partition``); the smaller of the two is used (both
+(``gamut.solvers.poker_squares.partition``); the smaller of the two is used (both
 bound the same deal's optimum, so the minimum is valid deal by deal).
 
 Lower bound per deal: simulated annealing over swaps of two cells
@@ -33,10 +33,10 @@ from itertools import combinations
 import numba
 import numpy as np
 
-from envs.hands import HAND_TABLE, best_strength, category_of
-from envs.rng import below, next_random, rng_state
-from envs.poker_squares import kernels as K
-from solvers.poker_squares.partition import swap_lines
+from gamut.envs.hands import HAND_TABLE, best_strength, category_of
+from gamut.envs.rng import below, next_random, rng_state
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.poker_squares.partition import swap_lines
 
 
 def cores(cards) -> tuple[list[tuple[int, ...]], list[int]]:
@@ -44,7 +44,7 @@ def cores(cards) -> tuple[list[tuple[int, ...]], list[int]]:
 
     Examples
     --------
-    >>> from envs.cards import parse_card
+    >>> from gamut.envs.cards import parse_card
     >>> cs, cats = cores([parse_card(s) for s in ("Ah", "Ad", "Kc", "Ks", "2h")])
     >>> sorted(zip(cats, map(len, cs)))
     [(1, 2), (1, 2), (2, 4)]
@@ -238,11 +238,11 @@ def clairvoyant_bounds(deals: np.ndarray, cfg: np.ndarray, time_limit: float = 2
 
     Returns a dict of arrays of length n = ``len(deals)``: ``upper`` float64 (the bound: the smaller of
     ``core_upper`` (core ILP, ``time_limit`` s) and ``partition_upper`` (set-partitioning relaxation,
-    ``solvers.poker_squares.partition``), never below ``best``), ``best`` int64 (best arrangement
+    ``gamut.solvers.poker_squares.partition``), never below ``best``), ``best`` int64 (best arrangement
     found, by annealing or the set-partitioning program), ``grids`` int64 (n, 25) (that arrangement,
     card ids), ``proven`` bool (``best == upper``).
     """
-    from solvers.poker_squares.partition import partition_bound, set_points
+    from gamut.solvers.poker_squares.partition import partition_bound, set_points
 
     points = cfg[K.C_POINTS:]
     n = len(deals)

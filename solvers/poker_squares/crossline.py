@@ -1,6 +1,6 @@
 """A learned correction for what the ten line values miss: lines competing for cells, suits and ranks (Numba).
 
-The learned grid value (``solvers.poker_squares.learned``) sums ten line
+The learned grid value (``gamut.solvers.poker_squares.learned``) sums ten line
 values, each learned alone. It cannot see that an empty cell must serve its
 row and its column at once, nor that two lines drawing to a flush of one suit
 share its unseen cards. The correction is a linear function of features of
@@ -64,12 +64,12 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from envs.cards import NUM_CARDS, popcount
-from envs.rng import rng_state, shuffle
-from envs.poker_squares import kernels as K
-from solvers.poker_squares.learned import (card_seen_word, dead_ranks, grid_value_with_seen, line_masks,
+from gamut.envs.cards import NUM_CARDS, popcount
+from gamut.envs.rng import rng_state, shuffle
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.poker_squares.learned import (card_seen_word, dead_ranks, grid_value_with_seen, line_masks,
                                            line_windows, seen_word, unseen_of_rank, unseen_of_suit, value_from_masks)
-from solvers.poker_squares.training import RESULTS_DIR, file_sha256, save_npz, stream_seed, system_name, table_path
+from gamut.solvers.poker_squares.training import RESULTS_DIR, file_sha256, save_npz, stream_seed, system_name, table_path
 
 WEIGHTS_VERSION = 2
 NUM_CLASSES = 17
@@ -339,7 +339,7 @@ def play_round(cfg, values, weights, num_games: int, seed: int, xtx: np.ndarray,
     float64 (num_games,)
         The final scores.
     """
-    from envs.hands import HAND_TABLE
+    from gamut.envs.hands import HAND_TABLE
 
     scores = np.zeros(num_games, dtype=np.float64)
     _play_round(cfg, HAND_TABLE, values, checked_weights(weights), int(num_games),
@@ -370,7 +370,7 @@ def fit_rounds(points, rounds: int = 10, games: int = 200_000, seed: int = 0, ri
     finished round and ends with exactly the weights of an uninterrupted one.
     Resuming requires the same settings and the same learned table (checked).
     """
-    from solvers.poker_squares.training import load_values
+    from gamut.solvers.poker_squares.training import load_values
 
     if rounds < 1 or games < 1 or ridge <= 0:
         raise ValueError(f"rounds and games must be >= 1 and ridge > 0, got {rounds}, {games}, {ridge}")

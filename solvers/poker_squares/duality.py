@@ -14,7 +14,7 @@ expected score from above, for ANY function ``g`` fixed before the deals are
 drawn (it must not be tuned on the deals it is reported on).
 
 Our ``g`` is line-decomposable, built from learned partial-line values ``v``
-(a frozen self-play table, ``solvers.poker_squares.penalty_table``, keyed by
+(a frozen self-play table, ``gamut.solvers.poker_squares.penalty_table``, keyed by
 the cards placed):
 
     g_t(P, c) = scale * sum over lines L of P that are not full of w_t(L) * v_{t+2}(L + c),
@@ -32,7 +32,7 @@ positions 0..t, so the total penalty of an arrangement is a sum over its ten
 lines of ``pi(S)`` (rows and columns differ: the table is keyed by
 orientation), and the relaxed problem is the best arrangement with line
 values ``points(S) - pi(S)``, solved exactly or bounded by
-``solvers.poker_squares.partition``.
+``gamut.solvers.poker_squares.partition``.
 
 ``scale`` is chosen on tuning deals disjoint from the reported ones (a
 per-deal choice would use the deal and break validity; so would taking, deal
@@ -48,11 +48,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.cards import NUM_CARDS
-from envs.hands import HAND_TABLE
-from envs.poker_squares import kernels as K
-from solvers.poker_squares.penalty_table import NUM_KEYS, line_value_v1
-from solvers.poker_squares.partition import NUM_SETS, anneal_sets, arrangement_value, check_deal, \
+from gamut.envs.cards import NUM_CARDS
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.poker_squares.penalty_table import NUM_KEYS, line_value_v1
+from gamut.solvers.poker_squares.partition import NUM_SETS, anneal_sets, arrangement_value, check_deal, \
     check_positions, partition_bound, set_points
 
 _LAST = K.NUM_CELLS - 2  # the last penalised step: t = 23, before the 25th card

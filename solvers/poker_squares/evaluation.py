@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pyspiel
 
-from envs.poker_squares import kernels as K
+from gamut.envs.poker_squares import kernels as K
 
 
 def deals(seed: int, n: int) -> np.ndarray:

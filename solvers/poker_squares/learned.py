@@ -50,9 +50,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.cards import NUM_CARDS, popcount
-from envs.rng import below, next_random, rng_state, shuffle
-from envs.poker_squares import kernels as K
+from gamut.envs.cards import NUM_CARDS, popcount
+from gamut.envs.rng import below, next_random, rng_state, shuffle
+from gamut.envs.poker_squares import kernels as K
 
 TABLE_VERSION = 2
 NUM_PLACED = K.NUM_CELLS + 1
@@ -394,7 +394,7 @@ def train_games(values: np.ndarray, visits: np.ndarray, cfg: np.ndarray, num_gam
     int64 (num_games,)
         The score of each training game (exploration included).
     """
-    from envs.hands import HAND_TABLE
+    from gamut.envs.hands import HAND_TABLE
 
     if values.shape != (NUM_KEYS,) or values.dtype != np.float64:
         raise ValueError(f"values must be float64 ({NUM_KEYS},)")

@@ -21,7 +21,7 @@ never visited, values it by a learned-policy rollout of ``depth`` placements
 then the learned grid value (``search.rollout_value``; a full grid is scored
 exactly) and adds that return to every node on the path. With option
 ``crossline`` the rollout policy and that grid value are corrected for what
-lines compete for (``solvers.poker_squares.crossline``).
+lines compete for (``gamut.solvers.poker_squares.crossline``).
 
 UCT score of a visited child: ``mean + uct_c * sd * sqrt(ln N / n)``, with
 ``sd`` the standard deviation of the returns backed up at the root so far:
@@ -30,8 +30,8 @@ the exploration term is measured in the points of the game's own system
 settle late in the game. Unvisited children are tried first, in cell order.
 The move is the root child of most visits (ties: higher mean, then lower cell).
 
-    >>> import pyspiel, envs
-    >>> from solvers.bots import make_bot
+    >>> import pyspiel, gamut.envs
+    >>> from gamut.solvers.bots import make_bot
     >>> game = pyspiel.load_game("poker_squares")
     >>> bot = make_bot(game, "mcts", player=0, seed=1, iterations=200)
 """
@@ -44,14 +44,14 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from envs.cards import NUM_CARDS
-from envs.hands import HAND_TABLE
-from envs.rng import shuffle
-from envs.poker_squares import kernels as K
-from solvers.bots import Option, register_bot
-from solvers.poker_squares import search as S
-from solvers.poker_squares.crossline import NO_WEIGHTS, checked_weights
-from solvers.poker_squares.search_agents import TABLE_OPTION, WEIGHTS_OPTION, SquaresBot
+from gamut.envs.cards import NUM_CARDS
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.rng import shuffle
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.bots import Option, register_bot
+from gamut.solvers.poker_squares import search as S
+from gamut.solvers.poker_squares.crossline import NO_WEIGHTS, checked_weights
+from gamut.solvers.poker_squares.search_agents import TABLE_OPTION, WEIGHTS_OPTION, SquaresBot
 
 NODES_PER_ITERATION = K.NUM_CELLS + 1  # one new decision node and its after-state children at most
 _TIME_CAPACITY = 1 << 19  # pool size with a time budget (the search stops growing, not iterating, when full)
@@ -211,7 +211,7 @@ def search(state, player, cfg, table, values, rng, uct_c: float, depth: int, num
     """Run ``num_iterations`` more iterations on ``tree`` from ``state`` (``player`` to place a card).
 
     ``tree`` keeps its nodes between calls (call ``reset_tree`` for a new
-    position); ``rng`` is an ``envs.rng`` generator state; ``depth`` < 0
+    position); ``rng`` is an ``gamut.envs.rng`` generator state; ``depth`` < 0
     rolls out to the end of the game. ``weights`` (float64 (26,
     crossline.NUM_FEATURES)) add the cross-line correction to the learned
     values of the rollout policy and of the grid where a rollout stops.

@@ -41,9 +41,9 @@ from math import comb
 import numba
 import numpy as np
 
-from envs.hands import HAND_TABLE
-from envs.poker_squares import kernels as K
-from envs.rng import below, next_random, rng_state
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.poker_squares import kernels as K
+from gamut.envs.rng import below, next_random, rng_state
 
 SETS = np.array(list(combinations(range(K.NUM_CELLS), K.GRID_SIZE)), dtype=np.int64)
 NUM_SETS = len(SETS)

@@ -1,8 +1,8 @@
-"""The fixed partial-line values behind the duality penalty (``solvers.poker_squares.duality``).
+"""The fixed partial-line values behind the duality penalty (``gamut.solvers.poker_squares.duality``).
 
 A duality bound is valid for any penalty fixed before the deals are drawn,
 and reproducible only if that penalty stays fixed. The playing agents' learned
-table (``solvers.poker_squares.learned``) evolves, so the bound keeps its own
+table (``gamut.solvers.poker_squares.learned``) evolves, so the bound keeps its own
 frozen copy: the self-play tables trained by ``gamut squares train --scoring
 american --games 4000000 --seed 0`` (commit 42d0a9e) and ``--scoring english
 --games 2000000`` (commit 14fa3d2), stored as
@@ -31,9 +31,9 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from envs.cards import popcount
-from envs.hands import category_of, hand_strength5
-from solvers.poker_squares.training import file_sha256
+from gamut.envs.cards import popcount
+from gamut.envs.hands import category_of, hand_strength5
+from gamut.solvers.poker_squares.training import file_sha256
 
 NUM_KEYS = 26 * 2 * 5 * 60 * 2 * 2
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results" / "poker_squares_bounds"

@@ -1,7 +1,7 @@
 """Search kernels for Poker Squares: flat Monte Carlo and exact expectimax of two to four plies (Numba).
 
 Both value the placements of the card to place for one player's grid and work
-on the kernel state of ``envs.poker_squares.kernels`` (any variant, any point
+on the kernel state of ``gamut.envs.poker_squares.kernels`` (any variant, any point
 system). Future cards are the cards already dealt that the player has not
 placed yet (open variant, two players), in deal order, then the unseen cards in
 a random order.
@@ -24,9 +24,9 @@ goes to the best of its ``width`` cells of highest learned placement gain,
 valued by two-ply expectimax over the card after it; the pruning keeps the
 cost near ``width`` times that of two plies per next card. Four plies nest
 three the same way. ``two_ply_cell`` is the cell two plies choose, inside a
-kernel (the search refit of ``solvers.poker_squares.search_fit`` plays with it).
+kernel (the search refit of ``gamut.solvers.poker_squares.search_fit`` plays with it).
 
-Both take optional cross-line ``weights`` (``solvers.poker_squares.crossline``):
+Both take optional cross-line ``weights`` (``gamut.solvers.poker_squares.crossline``):
 the learned grid value at the leaves, in the learned rollout policy and at a
 rollout's cut is then corrected for what lines compete for.
 """
@@ -36,12 +36,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.cards import NUM_CARDS
-from envs.rng import shuffle
-from envs.poker_squares import kernels as K
-from solvers.poker_squares.crossline import (NO_WEIGHTS, NUM_FEATURES, best_corrected_after, checked_weights,
+from gamut.envs.cards import NUM_CARDS
+from gamut.envs.rng import shuffle
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.poker_squares.crossline import (NO_WEIGHTS, NUM_FEATURES, best_corrected_after, checked_weights,
                                              corrected_cell, corrected_value)
-from solvers.poker_squares.learned import best_value_after, grid_value, learned_cell, placement_gain, seen_word
+from gamut.solvers.poker_squares.learned import best_value_after, grid_value, learned_cell, placement_gain, seen_word
 
 POLICY_GREEDY = 0
 POLICY_LEARNED = 1

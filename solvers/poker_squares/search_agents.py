@@ -1,7 +1,7 @@
 """Poker Squares agents built on the learned line values and on search.
 
 - ``learned``: places each card where the learned value of the grid (the sum
-  of its ten learned line values, ``solvers.poker_squares.learned``) is
+  of its ten learned line values, ``gamut.solvers.poker_squares.learned``) is
   highest.
 - ``expectimax``: two-ply expectimax, the expectation over every possible next
   card of the best learned grid value after placing it; or three or four
@@ -12,7 +12,7 @@
   defaults (three plies for the 6 cells two plies rank highest, 3 cells per
   next card; about 1.5 s per game).
 - ``crossline``: like ``learned``, on the learned grid value plus its
-  cross-line correction (``solvers.poker_squares.crossline``: empty cells that
+  cross-line correction (``gamut.solvers.poker_squares.crossline``: empty cells that
   must serve two lines, lines competing for one suit or rank).
 - ``expectimax_cross``: two-ply ``expectimax`` on the corrected values
   (option ``crossline`` of ``expectimax``).
@@ -36,8 +36,8 @@ The learned table is that of the game's point system, read from
 names another file. The correction is read from there too (``gamut squares
 train-crossline`` fits it on the table; ``weights`` names another file).
 
-    >>> import pyspiel, envs
-    >>> from solvers.bots import make_bot
+    >>> import pyspiel, gamut.envs
+    >>> from gamut.solvers.bots import make_bot
     >>> game = pyspiel.load_game("poker_squares")
     >>> bot = make_bot(game, "mc", player=0, seed=1, simulations=20)
 """
@@ -49,14 +49,14 @@ import time
 import numpy as np
 import pyspiel
 
-from envs.hands import HAND_TABLE
-from envs.rng import rng_state, shuffle
-from envs.poker_squares import kernels as K
-from solvers.bots import Option, register_bot
-from solvers.poker_squares import search as S
-from solvers.poker_squares.crossline import NO_WEIGHTS, corrected_cell, load_weights
-from solvers.poker_squares.learned import learned_cell
-from solvers.poker_squares.training import load_values
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.rng import rng_state, shuffle
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.bots import Option, register_bot
+from gamut.solvers.poker_squares import search as S
+from gamut.solvers.poker_squares.crossline import NO_WEIGHTS, corrected_cell, load_weights
+from gamut.solvers.poker_squares.learned import learned_cell
+from gamut.solvers.poker_squares.training import load_values
 
 _BATCH = 8  # rollouts per cell between two looks at the clock
 _CHANCE_BATCH = 4  # sampled next cards per expectimax call between two looks at the clock

@@ -35,13 +35,13 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from envs.cards import NUM_CARDS
-from envs.rng import rng_state, shuffle
-from envs.poker_squares import kernels as K
-from solvers.poker_squares import crossline as C
-from solvers.poker_squares.learned import card_seen_word
-from solvers.poker_squares.search import two_ply_cell
-from solvers.poker_squares.training import save_npz, stream_seed, table_path
+from gamut.envs.cards import NUM_CARDS
+from gamut.envs.rng import rng_state, shuffle
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.poker_squares import crossline as C
+from gamut.solvers.poker_squares.learned import card_seen_word
+from gamut.solvers.poker_squares.search import two_ply_cell
+from gamut.solvers.poker_squares.training import save_npz, stream_seed, table_path
 
 
 @numba.njit(cache=True)
@@ -72,7 +72,7 @@ def play_chunk(cfg, values, weights, num_games: int, seed: int):
     (xtx, xty, scores) : float64 (NUM_PLACED, NUM_FEATURES, NUM_FEATURES), (NUM_PLACED, NUM_FEATURES), (num_games,)
         The chunk's own sums (``crossline.add_game``) and final scores.
     """
-    from envs.hands import HAND_TABLE
+    from gamut.envs.hands import HAND_TABLE
 
     xtx = np.zeros((C.NUM_PLACED, C.NUM_FEATURES, C.NUM_FEATURES))
     xty = np.zeros((C.NUM_PLACED, C.NUM_FEATURES))
@@ -102,7 +102,7 @@ def refit_on_search(points, games: int = 48_000, chunk: int = 1000, seed: int = 
     chunks at once; the result does not depend on their number. ``progress``
     is called as ``progress(games_done, games, mean_score, seconds)``.
     """
-    from solvers.poker_squares.training import load_values
+    from gamut.solvers.poker_squares.training import load_values
 
     if games < 1 or chunk < 1 or scale < 0 or workers < 1:
         raise ValueError(f"games, chunk and workers must be >= 1 and scale >= 0, got games {games}, chunk {chunk}, "

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solvers.poker_squares.learned import NUM_KEYS, TABLE_VERSION, train_games
+from gamut.solvers.poker_squares.learned import NUM_KEYS, TABLE_VERSION, train_games
 
 CHUNK = 100_000
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results" / "poker_squares"
@@ -76,7 +76,7 @@ def train(points, games: int, seed: int = 0, eps_start: float = 0.5, eps_end: fl
     run (checked); a larger ``games`` than the saved total is refused because
     the exploration schedule depends on the total.
     """
-    from envs.poker_squares.kernels import make_config
+    from gamut.envs.poker_squares.kernels import make_config
 
     if games < CHUNK or games % CHUNK:
         raise ValueError(f"--games must be a positive multiple of {CHUNK}, got {games}")

@@ -1,4 +1,4 @@
-"""Building blocks of the tree searches (:mod:`solvers.ismcts`).
+"""Building blocks of the tree searches (:mod:`gamut.solvers.ismcts`).
 
 - ``leaf``: leaf evaluators (play-outs through the pyspiel API or a game's kernel).
 - ``ismcts_bot``: the ``ismcts`` agent of the agent registry.

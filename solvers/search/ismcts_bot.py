@@ -1,4 +1,4 @@
-"""The ``ismcts`` agent: :class:`solvers.ismcts.ISMCTS` as a ``pyspiel.Bot`` in the agent registry.
+"""The ``ismcts`` agent: :class:`gamut.solvers.ismcts.ISMCTS` as a ``pyspiel.Bot`` in the agent registry.
 
 Registered for every game; creating it for a game ISMCTS cannot search
 (simultaneous moves, or imperfect information without
@@ -10,7 +10,7 @@ Registered for every game; creating it for a game ISMCTS cannot search
     ValueError: ISMCTS needs states that implement resample_from_infostate; liars_dice does not (...)
 
 A game whose states define ``rollout_returns(seed)`` gets its own fast
-play-outs by default (``rollout="auto"``; see :mod:`solvers.ismcts` for the protocol).
+play-outs by default (``rollout="auto"``; see :mod:`gamut.solvers.ismcts` for the protocol).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import math
 import numpy as np
 import pyspiel
 
-from solvers.bots import ANY_GAME, Option, register_bot
-from solvers.ismcts import DEFAULT_UCT_C, EVALUATOR_NAMES, ISMCTS, SearchResult
+from gamut.solvers.bots import ANY_GAME, Option, register_bot
+from gamut.solvers.ismcts import DEFAULT_UCT_C, EVALUATOR_NAMES, ISMCTS, SearchResult
 
 DEFAULT_ITERATIONS = 200
 
@@ -32,7 +32,7 @@ class ISMCTSBot(pyspiel.Bot):
     Parameters
     ----------
     game : pyspiel.Game
-        The game (checked by :func:`solvers.ismcts.require_searchable`).
+        The game (checked by :func:`gamut.solvers.ismcts.require_searchable`).
     player : int
         The seat the bot plays.
     seed : int
@@ -44,7 +44,7 @@ class ISMCTSBot(pyspiel.Bot):
     uct_c : float
         Exploration constant in units of the observed payoff spread.
     rollout : str
-        Leaf evaluator: ``auto``, ``api`` or ``state`` (see :func:`solvers.search.leaf.make_evaluator`).
+        Leaf evaluator: ``auto``, ``api`` or ``state`` (see :func:`gamut.solvers.search.leaf.make_evaluator`).
     rollouts : int
         Play-outs averaged per leaf.
     """

@@ -1,7 +1,7 @@
 """Leaf evaluators for tree search: play-outs through the pyspiel API or a game's own kernel.
 
 A leaf evaluator is a callable ``evaluate(state, seed) -> returns`` (the
-protocol is specified in :mod:`solvers.ismcts`): it may advance ``state`` in
+protocol is specified in :mod:`gamut.solvers.ismcts`): it may advance ``state`` in
 place, the same ``seed`` gives the same returns, and ``returns`` holds one
 float per player.
 
