@@ -171,6 +171,9 @@ class BatchedGame:
 
     game_name = ""
     max_chance_per_step = 0
+    # Every entry of the observation and information-state tensors lies in
+    # [obs_low, obs_high] (documented per game in docs/games/<game>.md).
+    obs_low, obs_high = 0.0, 1.0
 
     def __init__(self, game, num_envs: int, seed: int = 0, *, info_state: bool = False, copy: bool = True,
                  threads: int | None = None, trace: bool = False):
@@ -302,6 +305,19 @@ def _check_count(name: str, value, low: int, high: int = (1 << 62)) -> int:
     return int(value)
 
 
+def _vector_class(game: pyspiel.Game) -> type[BatchedGame]:
+    name = game.get_type().short_name
+    if name not in _GAME_MODULES:
+        raise ValueError(f"no batched environment for {name!r}; the toolkit's games are {sorted(_GAME_MODULES)}")
+    return importlib.import_module(_GAME_MODULES[name]).VECTOR_ENV
+
+
+def observation_bounds(game_string) -> tuple[float, float]:
+    """``(low, high)``: every entry of the game's observation and information-state tensors lies in it."""
+    cls = _vector_class(load_game(game_string))
+    return float(cls.obs_low), float(cls.obs_high)
+
+
 def make_vector(game_string, num_envs: int, seed: int = 0, **options) -> BatchedGame:
     """The batched environment of ``game_string`` with ``num_envs`` games.
 
@@ -310,9 +326,5 @@ def make_vector(game_string, num_envs: int, seed: int = 0, **options) -> Batched
     not load (named as by :func:`gamut.load_game`) or a game of another toolkit.
     """
     game = load_game(game_string)
-    name = game.get_type().short_name
-    if name not in _GAME_MODULES:
-        raise ValueError(f"no batched environment for {name!r}; the toolkit's games are {sorted(_GAME_MODULES)}")
-    module = importlib.import_module(_GAME_MODULES[name])
-    return module.VECTOR_ENV(game, num_envs, seed, **options)
+    return _vector_class(game)(game, num_envs, seed, **options)
 
