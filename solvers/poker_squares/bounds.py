@@ -233,14 +233,15 @@ def anneal(cards, cfg, iterations: int = 20000, restarts: int = 4, seed: int = 0
 
 
 def clairvoyant_bounds(deals: np.ndarray, cfg: np.ndarray, time_limit: float = 20.0,
-                       iterations: int = 100_000, restarts: int = 4, partition_time: float = 5.0) -> dict:
+                       iterations: int = 100_000, restarts: int = 4, partition_time: float = 5.0,
+                       progress=None) -> dict:
     """Per deal: the best arrangement found and the smaller of two valid upper bounds on the best.
 
     Returns a dict of arrays of length n = ``len(deals)``: ``upper`` float64 (the bound: the smaller of
     ``core_upper`` (core ILP, ``time_limit`` s) and ``partition_upper`` (set-partitioning relaxation,
     ``gamut.solvers.poker_squares.partition``), never below ``best``), ``best`` int64 (best arrangement
     found, by annealing or the set-partitioning program), ``grids`` int64 (n, 25) (that arrangement,
-    card ids), ``proven`` bool (``best == upper``).
+    card ids), ``proven`` bool (``best == upper``). ``progress(done)``, if given, is called after each deal.
     """
     from gamut.solvers.poker_squares.partition import partition_bound, set_points
 
@@ -261,4 +262,6 @@ def clairvoyant_bounds(deals: np.ndarray, cfg: np.ndarray, time_limit: float = 2
         out["upper"][i] = max(min(core, part["upper"]), best)
         out["best"][i], out["grids"][i] = best, grid
         out["proven"][i] = best >= out["upper"][i]
+        if progress is not None:
+            progress(i + 1)
     return out
