@@ -20,13 +20,14 @@ import pyspiel
 from gamut.envs import dice
 from gamut.envs.legality import require_legal
 from gamut.envs.poker_dice import kernels as K
-from gamut.envs.poker_dice.scorecard import (
-    AUX_BANK, AUX_REPEAT_FLAG, box_names, compile_variant, make_variant, ranking_tables,
+from gamut.envs.poker_dice.encoding import (
+    encode_observation, observation_pieces, observation_scales, score_bounds,
 )
+from gamut.envs.poker_dice.scorecard import AUX_BANK, box_names, compile_variant, make_variant, ranking_tables
 from gamut.envs.versions import record_game_version
 
 GAME_NAME = "poker_dice"
-GAME_VERSION = 1
+GAME_VERSION = 2
 SCORECARD_VARIANTS = ("classic", "classic_banked", "yacht12", "yahtzee")
 VARIANTS = SCORECARD_VARIANTS + ("ranking",)
 DEFAULT_PARAMS = {"variant": "classic", "players": 2, "joker": "free", "zero_sum": False}
@@ -84,10 +85,7 @@ def _game_info(p: dict, tables) -> pyspiel.GameInfo:
         # Per turn two rerolls and a box; banked rolls (at most two per turn) add extra rerolls.
         extra = 2 * boxes if tables.aux_kind == AUX_BANK else 0
         length = n * (boxes * K.BASE_ROLLS + extra)
-        repeats = boxes - 1 if tables.aux_kind == AUX_REPEAT_FLAG else 0
-        best = (int(tables.max_score.sum()) + tables.group_bonus + repeats * tables.repeat_bonus
-                + extra * tables.bank_value)
-        worst = int(tables.min_score.sum())
+        worst, best = score_bounds(tables)
         if n == 1:
             low, high, total = float(worst), float(best), None
         else:
@@ -210,18 +208,17 @@ def state_string(game: PokerDiceGame, st: np.ndarray) -> str:
 class PokerDiceObserver:
     """Perfect-information observer: every player sees the whole state.
 
-    Tensor pieces (float32, in this order): ``player`` (n) one-hot of the player
-    to move; ``dice`` (6) face counts showing; ``rolls`` (1) rolls made this turn;
-    ``keep`` (6) and ``frozen`` (6) face counts; then per player ``filled``
-    (n, num_boxes) bits, ``totals`` (n, 3) = group total, aux, score; ``hands``
-    (n, 6) face counts of ranking hands.
+    The tensor (layout and scaling in :mod:`gamut.envs.poker_dice.encoding`) is
+    written by ``encoding.encode_observation``, the kernel the batched
+    environment calls too; ``dict`` holds named views of its pieces
+    (``player``, ``dice``, ``rolls``, ``keep``, ``frozen``, ``filled``,
+    ``totals``, ``hands``).
     """
 
     def __init__(self, game: PokerDiceGame):
         self.game = game
-        n, boxes = game.num_players(), game.tables.num_boxes
-        pieces = [("player", (n,)), ("dice", (6,)), ("rolls", (1,)), ("keep", (6,)),
-                  ("frozen", (6,)), ("filled", (n, boxes)), ("totals", (n, 3)), ("hands", (n, 6))]
+        self.scales = observation_scales(game.tables)
+        pieces = observation_pieces(game.num_players(), game.tables.num_boxes)
         self.tensor = np.zeros(sum(int(np.prod(s)) for _, s in pieces), np.float32)
         self.dict = {}
         start = 0
@@ -231,24 +228,8 @@ class PokerDiceObserver:
             start += size
 
     def set_from(self, state, player: int) -> None:
-        st = state.state
-        v = self.dict
-        self.tensor.fill(0.0)
-        if st[K.S_PHASE] != K.PH_OVER:
-            v["player"][st[K.S_PLAYER]] = 1.0
-        if st[K.S_ROLL] >= 0:
-            v["dice"][:] = dice.ROLL_COUNTS[st[K.S_ROLL]]
-        v["rolls"][0] = st[K.S_ROLLS]
-        v["keep"][:] = dice.KEEP_COUNTS[st[K.S_KEEP]]
-        v["frozen"][:] = dice.KEEP_COUNTS[st[K.S_FROZEN]]
-        boxes = v["filled"].shape[1]
-        for i in range(self.game.num_players()):
-            base = K.S_PLAYERS + K.PLAYER_FIELDS * i
-            mask = st[base + K.F_MASK]
-            v["filled"][i] = [(mask >> b) & 1 for b in range(boxes)]
-            v["totals"][i] = (st[base + K.F_TOTAL], st[base + K.F_AUX], st[base + K.F_SCORE])
-            if st[base + K.F_HAND] >= 0:
-                v["hands"][i] = dice.ROLL_COUNTS[st[base + K.F_HAND]]
+        game = self.game
+        encode_observation(state.state, game.cfg, game.tables.params, self.scales, self.tensor)
 
     def string_from(self, state, player: int) -> str:
         return state_string(self.game, state.state)
