@@ -1,13 +1,11 @@
-"""Every variant of every toolkit game in OpenSpiel's conformance test, PettingZoo and OpenSpiel RL."""
+"""Every variant of every toolkit game in OpenSpiel's conformance test, OpenSpiel RL and the agent registry."""
 
 import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python import rl_environment
-from pettingzoo.test import api_test
 
 import gamut.envs  # noqa: F401  (registers the toolkit's games)
-from gamut.envs.pettingzoo_env import pettingzoo_env
 from gamut.envs.versions import game_variants
 from gamut.solvers.bots import make_bot
 
@@ -18,11 +16,6 @@ VARIANTS = [variant for variants in game_variants().values() for variant in vari
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_openspiel_conformance(variant):
     pyspiel.random_sim_test(pyspiel.load_game(variant), num_sims=3, serialize=True, verbose=False)
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_pettingzoo_api(variant):
-    api_test(pettingzoo_env(variant), num_cycles=30)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -53,22 +46,6 @@ def test_every_registered_agent_plays_through_evaluate_bots(variant):
         bots = [make_bot(game, name, player=p, seed=p, **small) for p in range(game.num_players())]
         returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
         assert len(returns) == game.num_players(), name
-
-
-def test_parameters_survive_reset_unlike_a_preloaded_game_in_shimmy():
-    from shimmy import OpenSpielCompatibilityV0
-
-    three = pyspiel.load_game("kuhn_poker(players=3)")
-    trap = OpenSpielCompatibilityV0(env=three)
-    try:
-        trap.reset(seed=0)
-    except pyspiel.SpielError:
-        pass  # with the parameters gone, the three-seat spaces no longer fit the reloaded game
-    assert trap._env.num_players() == 2, "Shimmy's reset no longer drops parameters; revisit pettingzoo_env"
-    env = pettingzoo_env(three)
-    env.reset(seed=0)
-    assert len(env.agents) == 3
-    api_test(pettingzoo_env("kuhn_poker(players=3)"), num_cycles=20)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
