@@ -16,6 +16,7 @@ without them.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
@@ -113,31 +114,37 @@ def bootstrap_ci(
     resamples: int = 10_000,
     confidence: float = 0.95,
 ) -> Estimate:
-    """Percentile-bootstrap interval for any statistic of one sample.
+    """Percentile-bootstrap interval for any statistic of one sample (``scipy.stats.bootstrap``).
 
     ``statistic`` maps an array of shape (n,) to a float; it is applied to
-    ``resamples`` resamples drawn with ``rng`` (a Generator or a seed).
+    ``resamples`` resamples drawn with ``rng`` (a Generator or a seed), so the
+    same seed gives the same interval. A statistic that takes ``axis=``, as the
+    numpy reductions do, is evaluated on all resamples at once.
     """
     arr = _as_samples(samples)
-    gen = np.random.default_rng(rng)
-    values = np.empty(resamples)
-    for i in range(resamples):
-        values[i] = statistic(arr[gen.integers(0, arr.size, arr.size)])
-    tail = (1 - confidence) / 2
-    low, high = np.quantile(values, [tail, 1 - tail])
+    if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 1:
+        raise ValueError(f"resamples must be a whole number >= 1, got {resamples!r}")
+    result = _scipy_stats.bootstrap(
+        (arr,), statistic, n_resamples=int(resamples), confidence_level=confidence, method="percentile",
+        vectorized=_takes_axis(statistic), random_state=np.random.default_rng(rng),
+    )
+    low, high = result.confidence_interval
     return Estimate(float(statistic(arr)), float(low), float(high), arr.size, confidence)
 
 
+def _takes_axis(statistic: Callable) -> bool:
+    try:
+        return "axis" in inspect.signature(statistic).parameters
+    except (TypeError, ValueError):  # numpy ufunc-like callables without a signature
+        return False
+
+
 def proportion_ci(successes: int, n: int, confidence: float = 0.95) -> Estimate:
-    """Wilson score interval for a frequency ``successes / n``."""
+    """Wilson score interval for a frequency ``successes / n`` (``scipy.stats.binomtest``)."""
     if n <= 0 or not 0 <= successes <= n:
         raise ValueError(f"need 0 <= successes <= n and n > 0, got successes={successes}, n={n}")
-    z = _scipy_stats.norm.ppf(0.5 + confidence / 2)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n, confidence)
+    interval = _scipy_stats.binomtest(int(successes), int(n)).proportion_ci(confidence, method="wilson")
+    return Estimate(successes / n, float(interval.low), float(interval.high), n, confidence)
 
 
 def combine_moments(counts, means, m2s) -> tuple[int, float, float]:

@@ -68,3 +68,35 @@ def test_empty_and_non_finite_samples_are_rejected():
         stats.mean_ci([])
     with pytest.raises(ValueError, match="NaN"):
         stats.mean_ci([1.0, np.nan])
+
+
+def _wilson_reference(successes, n, confidence=0.95):
+    from scipy.stats import norm
+
+    z = norm.ppf(0.5 + confidence / 2)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@pytest.mark.parametrize("successes, n", [(0, 1), (1, 1), (0, 50), (50, 50), (7, 13), (20, 100), (123, 100_000)])
+def test_wilson_interval_equals_the_textbook_formula(successes, n):
+    est = stats.proportion_ci(successes, n)
+    low, high = _wilson_reference(successes, n)
+    assert est.ci95_low == pytest.approx(low, abs=1e-12)
+    assert est.ci95_high == pytest.approx(high, abs=1e-12)
+
+
+def test_bootstrap_agrees_with_a_plain_percentile_bootstrap():
+    x = np.random.default_rng(4).gamma(2.0, size=400)
+    gen = np.random.default_rng(11)
+    plain = np.quantile([np.mean(x[gen.integers(0, x.size, x.size)]) for _ in range(20_000)], [0.025, 0.975])
+    for statistic in (np.mean, lambda sample: float(np.mean(sample))):  # vectorized and one resample at a time
+        est = stats.bootstrap_ci(x, statistic, rng=3, resamples=20_000)
+        # Two independent 20,000-resample estimates of the same quantiles agree to well within 2% of the width.
+        width = plain[1] - plain[0]
+        assert abs(est.ci95_low - plain[0]) < 0.02 * width and abs(est.ci95_high - plain[1]) < 0.02 * width
+    with pytest.raises(ValueError, match="resamples"):
+        stats.bootstrap_ci(x, np.mean, resamples=0)
