@@ -5,14 +5,13 @@ import pyspiel
 import pytest
 
 import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
-from gamut.solvers.poker_dice import solution as solution_module
 from gamut.solvers.poker_dice.bots import make_bot
 from gamut.solvers.poker_dice.solution import solve
 
 
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path, monkeypatch):
-    monkeypatch.setattr(solution_module, "DEFAULT_CACHE", tmp_path)
+    monkeypatch.setenv("GAMUT_CACHE_DIR", str(tmp_path))
 
 
 def _play(game, bot, games, seed):

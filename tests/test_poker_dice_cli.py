@@ -5,12 +5,11 @@ import json
 import pytest
 
 from gamut.experiments.cli import main
-from gamut.solvers.poker_dice import solution as solution_module
 
 
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path, monkeypatch):
-    monkeypatch.setattr(solution_module, "DEFAULT_CACHE", tmp_path)
+    monkeypatch.setenv("GAMUT_CACHE_DIR", str(tmp_path))
 
 
 def _last_json(capsys):

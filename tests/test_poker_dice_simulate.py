@@ -7,7 +7,6 @@ import pytest
 import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
 from gamut.envs import dice
 from gamut.envs.poker_dice import kernels as K
-from gamut.solvers.poker_dice import solution as solution_module
 from gamut.solvers.poker_dice.bots import make_bot
 from gamut.solvers.poker_dice.dp import turn_levels
 from gamut.solvers.poker_dice.simulate import optimal_action, optimal_scores
@@ -16,7 +15,7 @@ from gamut.solvers.poker_dice.solution import solve
 
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path, monkeypatch):
-    monkeypatch.setattr(solution_module, "DEFAULT_CACHE", tmp_path)
+    monkeypatch.setenv("GAMUT_CACHE_DIR", str(tmp_path))
 
 
 @pytest.mark.parametrize("variant", ["yacht12", "classic_banked", "yahtzee"])

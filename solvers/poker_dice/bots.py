@@ -24,7 +24,7 @@ import pyspiel
 
 from gamut.envs import dice
 from gamut.envs.poker_dice import kernels as K
-from gamut.solvers.poker_dice.solution import DEFAULT_CACHE, DiceSolution, solve
+from gamut.solvers.poker_dice.solution import DiceSolution, solve
 
 BOT_NAMES = ("optimal", "greedy", "mcts", "random")
 
@@ -65,7 +65,7 @@ def _greedy_solution(solution: DiceSolution) -> DiceSolution:
                         np.zeros_like(solution.values), 0.0, False)
 
 
-def make_bot(name: str, game, player_id: int = 0, seed: int = 0, cache_dir=DEFAULT_CACHE,
+def make_bot(name: str, game, player_id: int = 0, seed: int = 0, cache_dir=True,
              simulations: int = 200):
     """A bot ``name`` (one of ``BOT_NAMES``) for ``player_id`` of a loaded poker_dice game."""
     if name not in BOT_NAMES:

@@ -1,8 +1,8 @@
 """Solved scorecard variants: cached value tables and the optimal advisor.
 
 ``solve("yahtzee", joker="free")`` returns a :class:`DiceSolution` whose values
-come from :func:`gamut.solvers.poker_dice.dp.solve_values`, cached on disk under
-``results/poker_dice/cache/`` (ignored by git). A cache file name carries the
+come from :func:`gamut.solvers.poker_dice.dp.solve_values`, cached on disk in the
+user's cache directory (:func:`default_cache_dir`; ``$GAMUT_CACHE_DIR`` moves it). A cache file name carries the
 solver version and a digest of the compiled variant, so a change of rules or
 solver never reads a stale table.
 
@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from gamut.envs import dice
+from gamut.envs.paths import cache_dir as cache_dir_of_toolkit
 from gamut.envs.poker_dice.scorecard import (
     AUX_BANK, Variant, VariantTables, box_names, compile_variant, make_variant,
 )
@@ -30,7 +31,6 @@ from gamut.solvers.poker_dice.dp import (
 )
 
 SOLVER_VERSION = 1
-DEFAULT_CACHE = Path(__file__).resolve().parents[2] / "results" / "poker_dice" / "cache"
 NUM_BASE_ROLLS = 3
 
 
@@ -146,19 +146,28 @@ def _cache_path(folder: Path, variant: Variant, tables: VariantTables) -> Path:
     return folder / f"{variant.name}-{variant.joker}-s{SOLVER_VERSION}-{variant_digest(tables)}.npy"
 
 
-def solve(name: str, joker: str = "free", cache_dir: str | Path | None = DEFAULT_CACHE,
+def default_cache_dir() -> Path:
+    """Where solved tables are cached: ``poker_dice`` in the toolkit's cache dir (``gamut.envs.paths``)."""
+    return cache_dir_of_toolkit("poker_dice")
+
+
+def solve(name: str, joker: str = "free", cache_dir: str | Path | bool | None = True,
           variant: Variant | None = None) -> DiceSolution:
     """Solve variant ``name`` (or the given ``variant``), reading/writing the disk cache.
 
-    ``cache_dir=None`` disables the cache.
+    ``cache_dir=True`` caches in :func:`default_cache_dir` (the user's cache
+    directory, or ``$GAMUT_CACHE_DIR``); a path caches there; ``None`` or
+    ``False`` disables the cache.
     """
     variant = variant if variant is not None else make_variant(name, joker)
     tables = compile_variant(variant)
-    path = _cache_path(Path(cache_dir), variant, tables) if cache_dir is not None else None
+    if cache_dir is True:
+        cache_dir = default_cache_dir()
+    path = _cache_path(Path(cache_dir), variant, tables) if cache_dir not in (None, False) else None
     start = time.perf_counter()
     if path is not None and path.exists():
         layout = state_layout(tables)
-        values = np.load(path)
+        values = np.load(path, allow_pickle=False)
         if values.shape == (layout.size,):
             return DiceSolution(variant, tables, layout, values, time.perf_counter() - start, True)
     layout, values = solve_values(tables)
