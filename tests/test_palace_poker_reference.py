@@ -1,10 +1,10 @@
 """Palace Poker kernels vs a slow, obvious pure-Python reference of the rules, step by step.
 
 The reference keeps the position as Python sets and lists and follows the
-spec (``/work/shared/rules/palace_poker.md``) directly, with the action ids of
-``docs/games/palace_poker.md``. Random playouts compare, at every step, the
-player to move, legal actions, chance outcomes, every card's location, the
-stacks and, at the end, the returns.
+rules of ``docs/games/palace_poker.md`` directly, with its action ids. Random
+playouts compare, at every step, the player to move, legal actions, chance
+outcomes, every card's location, the stacks and chips put in (which always add
+up to the starting stacks) and, at the end, the returns.
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ class Reference:
         self.quiet = set()
         self.mode, self.seat, self.turn, self.turns = "banner", 0, 0, 0
         self.won = None
+        self.returned_raises = 0
 
     # --- who moves, what is legal ------------------------------------------
     def player(self):
@@ -206,6 +207,10 @@ class Reference:
         p = self.actor
         o = self.attacker if p == self.defender else self.defender
         if a == L.FOLD:
+            if self.raises:  # the raiser takes back the raise nobody called
+                self.stack[o] += self.to_call
+                self.put[o] -= self.to_call
+                self.returned_raises += 1
             self._leave(p)
             self._take(o, p)
         elif a == L.CALL:
@@ -325,8 +330,11 @@ def _compare_playout(game, ref, rng, stay_bias):
         assert state.current_player() == ref.player()
         np.testing.assert_array_equal(state.state[L.S_LOC:L.S_LOC + 52], ref.locations())
         np.testing.assert_array_equal(state.state[L.S_STACK:L.S_STACK + game.num_players()], ref.stack)
+        np.testing.assert_array_equal(state.state[L.S_CONTRIB:L.S_CONTRIB + game.num_players()], ref.put)
+        assert sum(ref.stack) + sum(ref.put) == game.num_players() * game.params["stack"] * game.params["small_bet"]
         if state.is_terminal():
             assert state.returns() == ref.returns()
+            assert sum(state.returns()) == 0
             return steps, state
         if state.is_chance_node():
             outcomes = [c for c, _ in state.chance_outcomes()]
@@ -350,14 +358,41 @@ def _compare_playout(game, ref, rng, stay_bias):
 def test_kernels_match_reference_on_random_playouts(params):
     game = pyspiel.load_game("palace_poker", params)
     rng = np.random.default_rng(zlib.crc32(repr(sorted(params.items())).encode()))
-    steps = hands_played = 0
+    steps = hands_played = returned_raises = 0
     ends = set()
     while steps < 14_000:
         bias = 0.8 if hands_played % 2 else 0.0
-        played, state = _compare_playout(game, _reference_for(game), rng, stay_bias=bias)
+        ref = _reference_for(game)
+        played, state = _compare_playout(game, ref, rng, stay_bias=bias)
         steps += played
         hands_played += 1
+        returned_raises += ref.returned_raises
         ends.add(int(state.state[L.S_END]))
     # With three or more players hands end in more than one way (last player,
     # same suit, showdowns); two players only battle.
     assert len(ends) >= (2 if game.num_players() >= 3 else 1)
+    assert returned_raises > 0  # folds to raises were played and compared
+
+
+def test_fold_to_a_raise_matches_the_reference_in_a_hand_made_position():
+    # Three players, seat 0 bets on seat 1, seat 1 raises, seat 0 folds, then
+    # seat 1 bets on seat 2, seat 2 raises and seat 1 folds: each raiser takes
+    # its raise back (version 1 kept both raises in the pot).
+    game = pyspiel.load_game("palace_poker", {"players": 3})
+    ref = _reference_for(game)
+    state = game.new_initial_state()
+    banners = [0, 5, 10]  # 2c 3d 4h
+    palaces = [12, 16, 20, 25, 29, 33, 38, 42, 46]  # 5c 6c 7c 8d 9d Td Jh Qh Kh
+    raise_4 = L.RAISE_BASE
+    bet_seat = [int(game.cfg[L.C_BET_BASE]) + t * (int(game.cfg[L.C_BET_LEVELS]) + 1) for t in range(3)]
+    moves = banners + palaces + [bet_seat[1], raise_4, L.FOLD, L.DONE, bet_seat[2], raise_4, L.FOLD]
+    for move in moves:
+        assert move in (state.legal_actions() if not state.is_chance_node()
+                        else [c for c, _ in state.chance_outcomes()])
+        state.apply_action(move)
+        ref.apply(move)
+        np.testing.assert_array_equal(state.state[L.S_STACK:L.S_STACK + 3], ref.stack)
+        np.testing.assert_array_equal(state.state[L.S_CONTRIB:L.S_CONTRIB + 3], ref.put)
+        assert sum(ref.stack) + sum(ref.put) == 600
+    assert ref.returned_raises == 2
+    assert state.is_terminal() and state.returns() == ref.returns() == [-3, -7, 10]

@@ -312,3 +312,41 @@ def test_no_raise_against_an_all_in_bet_and_betting_with_nothing_left():
     assert legal_names(state) == ["stay", "fold", "bet all-in on seat 2", "bet all-in on seat 3"]
     play(state, "bet all-in on seat 2")
     assert state.state[L.S_CONTRIB] == 10 and legal_names(state) == ["fold", "call"]
+
+
+def _chips(state, n):
+    return (list(state.state[L.S_STACK:L.S_STACK + n]), list(state.state[L.S_CONTRIB:L.S_CONTRIB + n]))
+
+
+def test_fold_to_a_raise_returns_the_uncalled_raise_to_the_raiser():
+    game = new_game(players=3)  # 200 chips, 199 after the ante
+    state = deal(game, "2c 3d 4h", ["5c 6c 7c", "8d 9d Td", "Jh Qh Kh"])
+    play(state, "bet 2 on seat 1", "raise 4")  # seat 1 calls 2 and raises 4: 6 chips
+    assert _chips(state, 3) == ([197, 193, 199], [3, 7, 1])
+    play(state, "fold")  # seat 0 folds to the raise: seat 1 takes its 4 chips back
+    assert _chips(state, 3) == ([197, 197, 199], [3, 3, 1])
+    # Seat 1 took seat 0's banner (one soldier: its bet is 4); the last two battle and
+    # seat 2 wins the same way: seat 1 loses its bet, not seat 2's raise.
+    play(state, "done", "bet 4 on seat 2", "raise 4", "fold")
+    assert state.is_terminal()
+    assert _chips(state, 3) == ([197, 193, 197], [3, 7, 3])
+    assert state.returns() == [-3.0, -7.0, 10.0]  # the rule of version 1 gave [-3, -11, 14]
+
+
+def test_fold_to_a_re_raise_returns_it_to_the_attacker_and_chips_are_conserved():
+    game = new_game(players=3)
+    state = deal(game, "2c 3d 4h", ["5c 6c 7c", "8d 9d Td", "Jh Qh Kh"])
+    play(state, "bet 2 on seat 1", "raise 4", "raise 4")  # seat 0 calls 4 and re-raises 4
+    assert _chips(state, 3) == ([189, 193, 199], [11, 7, 1])
+    play(state, "fold")
+    assert _chips(state, 3) == ([193, 193, 199], [7, 7, 1])
+    stacks, put = _chips(state, 3)
+    assert sum(stacks) + sum(put) == 3 * 200
+
+
+def test_fold_to_an_all_in_raise_returns_what_the_folder_did_not_call():
+    game = new_game(players=3, betting="no_limit", stack=10)  # 20 chips, 19 after the ante
+    state = deal(game, "2c 3d 4h", ["5c 6c 7c", "8d 9d Td", "Jh Qh Kh"])
+    play(state, "bet 2 on seat 1", "raise all-in")  # seat 1 pays 19: 2 to call, 17 raised
+    play(state, "fold")
+    assert _chips(state, 3) == ([17, 17, 19], [3, 3, 1])

@@ -25,7 +25,7 @@ from gamut.envs.palace_poker import layout as L
 from gamut.envs.versions import record_game_version
 
 GAME_NAME = "palace_poker"
-GAME_VERSION = 1
+GAME_VERSION = 2
 
 BETTING = {"limit": False, "no_limit": True}
 DEFAULT_PARAMS = {

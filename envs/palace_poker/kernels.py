@@ -1,9 +1,10 @@
 """Palace Poker rules as Numba kernels on one small ``int64`` state array.
 
-These kernels are the one implementation of ``/work/shared/rules/palace_poker.md``:
+These kernels are the one implementation of the rules (``docs/games/palace_poker.md``):
 antes, the banner deal with distinct suits per seat group (set-aside cards and
 the reshuffle when the deck runs out), palaces, buy / discard / bet / stay /
-fold, battles with fold / call / raise / re-raise, soldiers capped at five,
+fold, battles with fold / call / raise / re-raise (a fold to a raise returns
+the uncalled part of that raise to the raiser), soldiers capped at five,
 forced battles between the last two, same-suit endings, the quiet-round and
 ``max_turns`` showdowns and whole-chip pot splits. ``gamut.envs.palace_poker.game``
 wraps them for pyspiel; solvers may call them directly.
@@ -257,6 +258,16 @@ def _pay(state, p, chips):
 
 
 @numba.njit(cache=True)
+def _return_uncalled(state, raiser):
+    # A fold to a raise or re-raise: the part of the last raise nobody called
+    # (what the folder would have had to add to call) goes back to the raiser's
+    # stack; everything called stays in the pot.
+    uncalled = state[L.S_TO_CALL]
+    state[L.S_STACK + raiser] += uncalled
+    state[L.S_CONTRIB + raiser] -= uncalled
+
+
+@numba.njit(cache=True)
 def _leave(state, p):
     # Out of the hand: the palace goes to the discard pile; banner and soldiers
     # stay where they are unless a battle winner takes them.
@@ -379,6 +390,8 @@ def _apply_battle(state, cfg, action, table):
     p = state[L.S_ACTOR]
     o = state[L.S_ATTACKER] + state[L.S_DEFENDER] - p
     if action == L.FOLD:
+        if state[L.S_RAISES] > 0:
+            _return_uncalled(state, o)
         _leave(state, p)
         _take(state, o, p)
         if not showdown.hand_over_after_exit(state):
