@@ -81,6 +81,12 @@ def check_params(params: dict) -> dict:
     return p
 
 
+def cell_string(cell: int) -> str:
+    """Name of a placing action: cell ``5 * row + column`` is ``r<row>c<column>`` (12 -> ``r2c2``)."""
+    row, col = divmod(int(cell), K.GRID_SIZE)
+    return f"r{row}c{col}"
+
+
 def _game_type() -> pyspiel.GameType:
     return pyspiel.GameType(
         short_name=GAME_NAME,
@@ -204,8 +210,7 @@ class PokerSquaresState(pyspiel.State):
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             return card_str(int(action))
-        row, col = divmod(int(action), K.GRID_SIZE)
-        return f"r{row}c{col}"
+        return cell_string(action)
 
     def is_terminal(self):
         return K.current_player(self.state, self.cfg) == K.TERMINAL

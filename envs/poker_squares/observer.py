@@ -18,6 +18,7 @@ determines every earlier move.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from gamut.envs.cards import NUM_CARDS, NUM_RANKS, card_str
@@ -43,28 +44,102 @@ def _grid_order(players: int, player: int) -> list[int]:
     return [player] + [q for q in range(players) if q != player]
 
 
-def fill_tensor(views: dict, state: np.ndarray, cfg: np.ndarray, player: int) -> None:
-    """Write ``state`` as seen by ``player`` into the zeroed named ``views``."""
-    players = int(cfg[K.C_PLAYERS])
-    for slot, q in enumerate(_grid_order(players, player)):
-        grid = state[K.S_GRID + K.NUM_CELLS * q : K.S_GRID + K.NUM_CELLS * (q + 1)]
-        for cell, card in enumerate(grid.tolist()):
+@numba.njit(cache=True)
+def write_tensor(state, cfg, player, perfect_recall, out):
+    """Write ``state`` as seen by ``player`` into the float32 row ``out`` (in place).
+
+    ``out`` has the size of the observation tensor (``450 * P + 156``), or of the
+    information-state tensor (``+ 1300``, the deal order) when
+    ``perfect_recall``; every entry is 0 or 1 (layout in the module docstring).
+    The pyspiel observer and the batched environment both call this kernel.
+
+    Parameters
+    ----------
+    state : int64 (STATE_SIZE,)
+    cfg : int64 (CONFIG_SIZE,)
+    player : int
+        The observing player; their grid comes first, then the other's.
+    perfect_recall : bool
+    out : float32 (450 * P + 156,) or (450 * P + 1456,)
+    """
+    out[:] = 0.0
+    players = cfg[K.C_PLAYERS]
+    for slot in range(players):
+        q = player
+        if slot > 0:  # the other grids in player order, skipping the observer's
+            q = slot - 1 if slot - 1 < player else slot
+        grid = K.S_GRID + K.NUM_CELLS * q
+        first = slot * K.NUM_CELLS * CELL_FEATURES
+        for cell in range(K.NUM_CELLS):
+            card = state[grid + cell]
+            at = first + cell * CELL_FEATURES
             if card < 0:
-                views["grids"][slot, cell, CELL_FEATURES - 1] = 1
+                out[at + CELL_FEATURES - 1] = 1.0
             else:
-                views["grids"][slot, cell, card >> 2] = 1
-                views["grids"][slot, cell, NUM_RANKS + (card & 3)] = 1
-    dealt = int(state[K.S_NUM_DEALT])
-    placed = int(state[K.S_NUM_PLACED + player])
-    deal = state[K.S_DEAL : K.S_DEAL + dealt].tolist()
+                out[at + (card >> 2)] = 1.0
+                out[at + NUM_RANKS + (card & 3)] = 1.0
+    current = players * K.NUM_CELLS * CELL_FEATURES
+    upcoming = current + NUM_CARDS
+    unseen = upcoming + NUM_CARDS
+    deal_order = unseen + NUM_CARDS
+    dealt = state[K.S_NUM_DEALT]
+    placed = state[K.S_NUM_PLACED + player]
     if placed < dealt:
-        views["current_card"][deal[placed]] = 1
-        for card in deal[placed + 1 :]:
-            views["upcoming"][card] = 1
-    views["unseen"][:] = 1
-    views["unseen"][deal] = 0
-    if "deal_order" in views:
-        views["deal_order"][np.arange(dealt), deal] = 1
+        out[current + state[K.S_DEAL + placed]] = 1.0
+        for k in range(placed + 1, dealt):
+            out[upcoming + state[K.S_DEAL + k]] = 1.0
+    out[unseen:deal_order] = 1.0
+    for k in range(dealt):
+        out[unseen + state[K.S_DEAL + k]] = 0.0
+    if perfect_recall:
+        for k in range(dealt):
+            out[deal_order + NUM_CARDS * k + state[K.S_DEAL + k]] = 1.0
+
+
+@numba.njit(cache=True)
+def update_after_placement(state, cell, placed_before, dealt_before, perfect_recall, out):
+    """Update a one-player tensor in place after a placement and the deals that followed it.
+
+    ``out`` holds what ``write_tensor`` wrote for player 0 of a one-player game
+    when ``placed_before`` cards were placed and ``dealt_before`` dealt; since
+    then the player put the card ``deal[placed_before]`` into ``cell`` and the
+    deal went on to ``state``'s cards (the game not over). Afterwards ``out``
+    equals ``write_tensor(state, cfg, 0, perfect_recall, ...)``: only the
+    entries that change are written (the filled cell, the card to place, the
+    queue, the newly dealt cards), which is what makes the batched
+    environment's step cheap.
+
+    Parameters
+    ----------
+    state : int64 (STATE_SIZE,)
+    cell : int
+    placed_before, dealt_before : int
+    perfect_recall : bool
+    out : float32 (606,) or (1906,)
+    """
+    card = state[K.S_DEAL + placed_before]
+    at = cell * CELL_FEATURES
+    out[at + CELL_FEATURES - 1] = 0.0
+    out[at + (card >> 2)] = 1.0
+    out[at + NUM_RANKS + (card & 3)] = 1.0
+    current = K.NUM_CELLS * CELL_FEATURES
+    upcoming = current + NUM_CARDS
+    unseen = upcoming + NUM_CARDS
+    deal_order = unseen + NUM_CARDS
+    out[current + card] = 0.0
+    following = placed_before + 1
+    dealt = state[K.S_NUM_DEALT]
+    for k in range(dealt_before, dealt):
+        new = state[K.S_DEAL + k]
+        out[unseen + new] = 0.0
+        if k > following:
+            out[upcoming + new] = 1.0
+        if perfect_recall:
+            out[deal_order + NUM_CARDS * k + new] = 1.0
+    if following < dealt:
+        new = state[K.S_DEAL + following]
+        out[current + new] = 1.0
+        out[upcoming + new] = 0.0
 
 
 def _grid_text(state: np.ndarray, player: int) -> str:
@@ -119,8 +194,7 @@ class PokerSquaresObserver:
 
     def set_from(self, state, player):
         """Write ``state`` as seen by ``player`` into ``tensor`` (in place)."""
-        self.tensor.fill(0)
-        fill_tensor(self.dict, state.state, self.cfg, player)
+        write_tensor(state.state, self.cfg, player, self.perfect_recall, self.tensor)
 
     def string_from(self, state, player):
         """Information-state string (perfect recall) or observation string."""

@@ -1,0 +1,189 @@
+"""Poker Squares batched environment: N games stepped by one compiled call.
+
+Every row is one game of the same game string (any variant: American or
+English scoring, standard or open deal, one or two players). A call applies
+the placement of the player to move in each row, deals (chance, uniform over
+the unseen cards, from the row's own stream) until the row reaches its next
+placement, and writes that position's observation, legal cells and player.
+A game that ends reports its returns, keeps the observation of its final
+state for player 0 in ``final_obs_buf`` and starts again in the same call.
+
+    >>> import numpy as np
+    >>> from gamut.envs.vector import make_vector
+    >>> env = make_vector("poker_squares(variant=open)", num_envs=2, seed=3)
+    >>> step = env.reset()                         # each row: 25 cards dealt, first to place
+    >>> int(step.obs[0, 450:502].sum()), int(step.legal_mask[0].sum())
+    (1, 25)
+    >>> step = env.step(np.array([12, 0]))         # row 0: centre cell, row 1: top left
+
+The rules are the kernels of ``gamut.envs.poker_squares.kernels``; the tensors
+are written by ``gamut.envs.poker_squares.observer.write_tensor``, the same
+kernel as the pyspiel observer, so every entry is 0 or 1.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from gamut.envs.cards import NUM_CARDS
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.poker_squares import kernels as K
+from gamut.envs.poker_squares.game import cell_string
+from gamut.envs.poker_squares.observer import update_after_placement, write_tensor
+from gamut.envs.rng import below
+from gamut.envs.vector import BatchedGame
+
+
+@numba.njit(cache=True, inline="always")
+def _deal_row(i, states, cfg, table, streams, scratch, rewards, terminated, returns, final_obs, trace, count,
+              tracing):
+    """Deal row ``i`` to its next placement, finishing and restarting a game that ended; True if it restarted.
+
+    ``scratch[i]`` (int64 (52,)) receives the unseen cards.
+    """
+    state = states[i]
+    stream = streams[i:i + 1]
+    work = scratch[i]
+    restarted = False
+    while True:
+        p = K.current_player(state, cfg)
+        if p == K.TERMINAL:
+            K.returns(state, cfg, table, returns[i])
+            rewards[i, :] = returns[i, :]
+            terminated[i] = True
+            write_tensor(state, cfg, 0, False, final_obs[i])
+            K.init_state(state)
+            restarted = True
+        elif p == K.CHANCE:
+            n = K.unseen_cards(state, work)
+            card = work[below(stream, n)]
+            if tracing:
+                trace[i, count[i]] = card
+                count[i] += 1
+            K.deal_card(state, card)
+        else:
+            return restarted
+
+
+@numba.njit(cache=True, inline="always")
+def _write_row(i, states, cfg, scratch, obs, info, want_info, mask, player_buf):
+    """Write row ``i``'s player to move, tensors (from scratch) and legal cells."""
+    state = states[i]
+    p = K.current_player(state, cfg)
+    player_buf[i] = p
+    write_tensor(state, cfg, p, False, obs[i])
+    if want_info:
+        write_tensor(state, cfg, p, True, info[i])
+    _write_mask(i, state, p, scratch, mask)
+
+
+@numba.njit(cache=True, inline="always")
+def _write_mask(i, state, p, scratch, mask):
+    work = scratch[i]
+    n = K.legal_cells(state, p, work)
+    mask[i, :] = False
+    for k in range(n):
+        mask[i, work[k]] = True
+
+
+@numba.njit(cache=True, inline="always")
+def _reset_row(i, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+               rewards, terminated, returns, final_obs, trace, count, tracing):
+    K.init_state(states[i])
+    _deal_row(i, states, cfg, table, streams, scratch, rewards, terminated, returns, final_obs, trace, count, tracing)
+    _write_row(i, states, cfg, scratch, obs, info, want_info, mask, player_buf)
+
+
+@numba.njit(cache=True, inline="always")
+def _step_row(i, actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+              rewards, terminated, returns, final_obs, trace, count, tracing):
+    state = states[i]
+    p = player_buf[i]
+    placed, dealt = state[K.S_NUM_PLACED + p], state[K.S_NUM_DEALT]
+    K.place_card(state, p, actions[i])
+    restarted = _deal_row(i, states, cfg, table, streams, scratch, rewards, terminated, returns, final_obs, trace,
+                          count, tracing)
+    if restarted or cfg[K.C_PLAYERS] != 1:
+        _write_row(i, states, cfg, scratch, obs, info, want_info, mask, player_buf)
+        return
+    # One player, same game: the previous tensors are still in the buffers; change what moved.
+    update_after_placement(state, actions[i], placed, dealt, False, obs[i])
+    if want_info:
+        update_after_placement(state, actions[i], placed, dealt, True, info[i])
+    _write_mask(i, state, 0, scratch, mask)
+
+
+@numba.njit(cache=True)
+def _reset_serial(states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+                  rewards, terminated, returns, final_obs, trace, count, tracing):
+    for i in range(states.shape[0]):
+        _reset_row(i, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+                   rewards, terminated, returns, final_obs, trace, count, tracing)
+
+
+@numba.njit(cache=True, parallel=True)
+def _reset_parallel(states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+                    rewards, terminated, returns, final_obs, trace, count, tracing):
+    for i in numba.prange(states.shape[0]):
+        _reset_row(i, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+                   rewards, terminated, returns, final_obs, trace, count, tracing)
+
+
+@numba.njit(cache=True)
+def _step_serial(actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+                 rewards, terminated, returns, final_obs, trace, count, tracing):
+    for i in range(states.shape[0]):
+        _step_row(i, actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+                  rewards, terminated, returns, final_obs, trace, count, tracing)
+
+
+@numba.njit(cache=True, parallel=True)
+def _step_parallel(actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+                   rewards, terminated, returns, final_obs, trace, count, tracing):
+    for i in numba.prange(states.shape[0]):
+        _step_row(i, actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+                  rewards, terminated, returns, final_obs, trace, count, tracing)
+
+
+class PokerSquaresVector(BatchedGame):
+    """Batched Poker Squares (see ``gamut.envs.vector.BatchedGame`` for the options).
+
+    Attributes
+    ----------
+    states : int64 (N, STATE_SIZE)
+        The kernel state of each game.
+    final_obs_buf : float32 (N, obs_size)
+        After a call, the rows with ``terminated`` hold the observation tensor
+        of the finished game's final state for player 0 (the other rows keep
+        older contents).
+    """
+
+    game_name = "poker_squares"
+    # The open variant deals all 25 cards before the first placement, so a call
+    # that finishes a game and starts the next applies 25 chance outcomes.
+    max_chance_per_step = K.NUM_CELLS
+
+    def _setup(self) -> None:
+        n = self.num_envs
+        self.states = np.empty((n, K.STATE_SIZE), np.int64)
+        self.final_obs_buf = np.zeros_like(self.obs_buf)
+        self._scratch = np.empty((n, NUM_CARDS), np.int64)
+
+    def _buffers(self) -> tuple:
+        return (self.states, self.game.cfg, HAND_TABLE, self.streams, self._scratch, self.obs_buf, self.info_buf,
+                self.info_state_requested, self.mask_buf, self.player_buf, self.rewards_buf, self.terminated_buf,
+                self.returns_buf, self.final_obs_buf, self.chance_trace, self.chance_count, self.tracing)
+
+    def _reset_rows(self, parallel: bool) -> None:
+        (_reset_parallel if parallel else _reset_serial)(*self._buffers())
+
+    def _step_rows(self, parallel: bool, actions: np.ndarray) -> None:
+        (_step_parallel if parallel else _step_serial)(actions, *self._buffers())
+
+    def action_string(self, row: int, action: int) -> str:
+        """The cell's name, ``r<row>c<column>``, as pyspiel writes it."""
+        return cell_string(action)
+
+
+VECTOR_ENV = PokerSquaresVector
