@@ -1,8 +1,10 @@
 """The ``gamut`` command-line entry point.
 
 ``gamut --help`` lists the subcommands; each has its own ``--help``. Bad input
-(an unknown flag, a malformed game string, an illegal option value) prints a
-message naming what was wrong and exits with status 2 without doing any work.
+(an unknown flag, a malformed game string, an illegal option value, an output
+path that cannot be written) prints a message naming the flag and what is
+allowed and exits with status 2 before any work, writing nothing; the checks
+are shared by every subcommand (``gamut.experiments.validate``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 from importlib.metadata import version
 
 from gamut.experiments.commands import COMMAND_MODULES
+from gamut.experiments.validate import harden_numbers
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,23 +31,32 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
+    harden_numbers(parser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the process exit status."""
+    """Run the CLI; returns the process exit status (also for ``--help``, ``--version`` and usage errors)."""
     parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
-    # Report an unknown flag before a missing subcommand: it is the likelier mistake.
-    if unknown:
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    if args.command is None:
-        parser.error("a COMMAND is required; see 'gamut --help' for the list")
+    try:
+        args, unknown = parser.parse_known_args(argv)
+        # Report an unknown flag before a missing subcommand: it is the likelier mistake.
+        if unknown:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        if args.command is None:
+            parser.error("a COMMAND is required; see 'gamut --help' for the list")
+    except SystemExit as done:
+        return 0 if done.code is None else done.code if isinstance(done.code, int) else 2
     try:
         status = args.handler(args)
     except ValueError as err:
         # Library code raises ValueError for bad user input; show it without a traceback.
         print(f"gamut {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        # The sizes are checked against this machine's memory up front; this catches what they cannot foresee.
+        print(f"gamut {args.command}: error: out of memory: ask for fewer deals, games or iterations",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"gamut {args.command}: interrupted", file=sys.stderr)

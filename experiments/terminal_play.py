@@ -25,6 +25,7 @@ such a score is never mistaken for a straight one.
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -121,6 +122,9 @@ HELP = """Commands:
   undo         take back your last move (where the game allows it)
   help         this text
   quit         leave the game (Ctrl-D works too)"""
+
+# An agent answering within this many seconds needs no "thinking..." notice.
+THINKING_AFTER = 0.5
 
 # Listings longer than this are laid out in columns to stay on one screen.
 _COLUMN_AFTER = 12
@@ -231,14 +235,25 @@ class PlaySession:
             return self.view.parse_action(self.state, self.human, text)
         return None
 
+    def _thinking(self, compute):
+        """``compute()``, writing ``thinking...`` first if it has not answered within THINKING_AFTER seconds."""
+        timer = threading.Timer(THINKING_AFTER, self.write, ["thinking..."])
+        timer.daemon = True
+        timer.start()
+        try:
+            return compute()
+        finally:
+            timer.cancel()
+            timer.join()  # a notice already being written is finished before the answer
+
     def _hint(self) -> str:
         self.hint_bot.restart_at(self.state)
         if self.hint_bot.provides_policy():
-            policy, action = self.hint_bot.step_with_policy(self.state)
+            policy, action = self._thinking(lambda: self.hint_bot.step_with_policy(self.state))
             ranked = sorted(policy, key=lambda pair: -pair[1])[:5]
             weights = ", ".join(f"{self.state.action_to_string(self.human, a)} {p:.2f}" for a, p in ranked)
             return f"hint: {self.state.action_to_string(self.human, action)}   ({self.hint_name}: {weights})"
-        action = self.hint_bot.step(self.state)
+        action = self._thinking(lambda: self.hint_bot.step(self.state))
         return f"hint: {self.state.action_to_string(self.human, action)}   ({self.hint_name})"
 
     def _undo(self) -> str:
@@ -319,7 +334,7 @@ class PlaySession:
                     return None
             else:
                 actor = self.state.current_player()
-                action = self.bots[actor].step(self.state)
+                action = self._thinking(lambda: self.bots[actor].step(self.state))
                 self.write(f"seat {actor}: {self.view.describe_action(self.state, actor, action, self.human)}")
                 self._apply(actor, action)
                 self._show_if_human_turn()

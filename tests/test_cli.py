@@ -21,9 +21,7 @@ def test_console_script_help_lists_subcommands():
 
 
 def test_version_flag(capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["--version"])
-    assert exit_info.value.code == 0
+    assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"gamut {version('gamut')}"
 
 
@@ -38,9 +36,7 @@ def test_version_flag(capsys):
     ],
 )
 def test_bad_input_exits_2_with_a_message(argv, message, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
+    assert main(argv) == 2
     assert message in capsys.readouterr().err
 
 

@@ -46,8 +46,8 @@ def test_match_passes_agent_options(capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--agents", "heuristic", "nonesuch"], "unknown agent 'nonesuch'"),
-    (["--agents", "heuristic", "random", "--hands", "0"], "--hands must be >= 1"),
-    (["--agents", "heuristic", "--players", "11"], "--players must be in 2..10"),
+    (["--agents", "heuristic", "random", "--hands", "0"], "argument --hands: expected a whole number in 1.."),
+    (["--agents", "heuristic", "--players", "11"], "argument --players: expected a whole number in 2..10"),
     (["--agents", "a", "b", "c", "--players", "2"], "3 agents do not fit 2 seats"),
     (["--agents", "heuristic", "random", "--option", "heuristic.colour=1"], "no option 'colour'"),
     (["--agents", "heuristic", "random", "--option", "ismcts.iterations=5"], "not one of --agents"),

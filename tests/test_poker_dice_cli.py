@@ -44,7 +44,7 @@ def test_advise_offers_keeps_with_rolls_left(capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--variant", "yacht12", "--dice", "1,2,3,4,7"], "faces must be 1..6"),
+    (["--variant", "yacht12", "--dice", "1,2,3,4,7"], "--dice '1,2,3,4,7': expected five faces 1..6"),
     (["--variant", "yacht12", "--dice", "1,2,3,4,5", "--open", "sevens"], "unknown box 'sevens'"),
     (["--variant", "classic", "--dice", "1,2,3,4,5", "--open", "ones,pair"], "impossible"),
     (["--variant", "yacht12", "--dice", "1,2,3,4,5", "--bank", "2"], "classic_banked only"),
@@ -59,7 +59,7 @@ def test_ranking_prints_win_shares(capsys):
     result = _last_json(capsys)
     assert len(result["win_share"]) == 3 and sum(result["win_share"]) == pytest.approx(1.0)
     assert main(["dice", "ranking", "--players", "9"]) == 2
-    assert "players=9" in capsys.readouterr().err
+    assert "argument --players: expected a whole number in 2..8" in capsys.readouterr().err
 
 
 def _play_args(**overrides):

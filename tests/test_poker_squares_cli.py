@@ -75,7 +75,7 @@ def test_train_checks_the_number_of_games(capsys):
 
 def test_train_crossline_checks_its_settings(capsys):
     assert main(["squares", "train-crossline", "--rounds", "0"]) == 2
-    assert "rounds and games must be >= 1" in capsys.readouterr().err
+    assert "argument --rounds: expected a whole number in 1.." in capsys.readouterr().err
 
 
 def test_eval_takes_boolean_agent_options(capsys):

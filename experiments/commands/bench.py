@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib
 
-from gamut.experiments.cli_output import add_json_flag, emit_result
+from pathlib import Path
+
+from gamut.experiments.cli_output import add_json_flag, add_quiet_flag, announce_compiling, emit_result, notice
+from gamut.experiments.validate import check_output, load_game_flag, output_folder, whole
 
 # name -> module; modules are imported only when their benchmark runs.
 BENCHMARKS = {
@@ -40,17 +43,33 @@ def register(subparsers) -> None:
         sub.set_defaults(handler=_run, benchmark_module=module_name)
         sub.add_argument(
             "--out",
+            type=output_folder,
             default="results/benchmarks",
             help="folder for the JSON-lines record (default: %(default)s; '' to skip writing)",
         )
         add_json_flag(sub)
+        add_quiet_flag(sub)
         module.add_arguments(sub)
+        _counts_are_whole(sub)
+
+
+def _counts_are_whole(parser: argparse.ArgumentParser) -> None:
+    """A benchmark's integer flags are sizes (>= 1), or seeds and warm-up counts (>= 0)."""
+    for action in parser._actions:
+        if action.type is int:
+            action.type = whole(0) if action.dest == "seed" or action.dest.startswith("warmup") else whole(1)
 
 
 def _run(args: argparse.Namespace) -> int:
     from gamut.benchmarks.record import append_record
 
     module = importlib.import_module(args.benchmark_module)
+    if getattr(args, "game", None) is not None:
+        load_game_flag(args.game, "--game")
+    if args.out:
+        check_output(Path(args.out) / f"{args.benchmark}.jsonl", "--out")
+    announce_compiling(args)
+    notice(args, f"benchmark {args.benchmark}: timing ours beside the baseline...")
     result = module.run(args)
     if args.out:
         path = append_record(args.out, args.benchmark, result)

@@ -10,9 +10,10 @@ and on request (``--br-episodes``) a sampled lower bound with its 95% CI.
 from __future__ import annotations
 
 import argparse
-import sys
+from pathlib import Path
 
-from gamut.experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.cli_output import add_json_flag, add_quiet_flag, announce_compiling, emit_result, progress_wanted
+from gamut.experiments.validate import load_game_flag, output_file, real, seed, whole
 
 ALGORITHMS = ("cfr", "cfr+", "dcfr", "linear", "es-mccfr", "os-mccfr")
 
@@ -25,62 +26,66 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--game", required=True, help="pyspiel game string, e.g. kuhn_poker or leduc_poker()")
     parser.add_argument("--algo", choices=ALGORITHMS, default="cfr+", help="algorithm (default: %(default)s)")
-    parser.add_argument("--iterations", type=int, default=1000,
+    parser.add_argument("--iterations", type=whole(0), default=1000,
                         help="total iterations; a resumed run continues up to this count (default: %(default)s)")
-    parser.add_argument("--checkpoint", help="checkpoint file (.npz), written periodically and at the end")
+    parser.add_argument("--checkpoint", type=output_file,
+                        help="checkpoint file (.npz), written periodically and at the end")
     parser.add_argument("--resume", action="store_true", help="continue from --checkpoint")
-    parser.add_argument("--checkpoint-every", type=int, metavar="N", help="checkpoint every N iterations")
-    parser.add_argument("--checkpoint-minutes", type=float, metavar="M", help="checkpoint every M minutes")
+    parser.add_argument("--checkpoint-every", type=whole(1), metavar="N", help="checkpoint every N iterations")
+    parser.add_argument("--checkpoint-minutes", type=real(0, above=True), metavar="M",
+                        help="checkpoint every M minutes")
     for flag, default, meaning in (("--alpha", 1.5, "positive-regret discount exponent"),
                                    ("--beta", 0.0, "negative-regret discount exponent"),
                                    ("--gamma", 2.0, "average-policy weight exponent")):
         parser.add_argument(flag, type=float, default=default, help=f"dcfr: {meaning} (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="MCCFR seed (default: %(default)s)")
-    parser.add_argument("--exploration", type=float, default=0.6,
+    parser.add_argument("--seed", type=seed, default=0, help="MCCFR seed (default: %(default)s)")
+    parser.add_argument("--exploration", type=real(0, 1, above=True), default=0.6,
                         help="os-mccfr exploration of the updating player (default: %(default)s)")
-    parser.add_argument("--max-nodes", type=int, default=5_000_000,
+    parser.add_argument("--max-nodes", type=whole(1), default=5_000_000,
                         help="refuse to extract games with more histories (default: %(default)s)")
-    parser.add_argument("--br-episodes", type=int, default=0,
+    parser.add_argument("--br-episodes", type=whole(0), default=0,
                         help="MCCFR on a game too large to extract: estimate a lower bound on exploitability with "
                              "a sampled best response evaluated over this many games per seat (default: 0, off)")
-    parser.add_argument("--br-iterations", type=int, default=2000,
+    parser.add_argument("--br-iterations", type=whole(1), default=2000,
                         help="training traversals of that sampled best response (default: %(default)s)")
-    parser.add_argument("--save-policy", metavar="PATH", help="write the average policy (.npz with metadata)")
+    parser.add_argument("--save-policy", metavar="PATH", type=output_file,
+                        help="write the average policy (.npz with metadata)")
     add_json_flag(parser)
+    add_quiet_flag(parser)
     parser.set_defaults(handler=run_cfr)
 
 
 def run_cfr(args: argparse.Namespace) -> int:
-    if args.iterations < 0:
-        raise ValueError(f"--iterations must be >= 0, got {args.iterations}")
     if args.resume and not args.checkpoint:
         raise ValueError("--resume needs --checkpoint PATH")
-    if args.checkpoint_minutes is not None and args.checkpoint_minutes <= 0:
-        raise ValueError(f"--checkpoint-minutes must be positive, got {args.checkpoint_minutes}")
-    if args.checkpoint_every is not None and args.checkpoint_every <= 0:
-        raise ValueError(f"--checkpoint-every must be positive, got {args.checkpoint_every}")
+    if args.resume and not Path(args.checkpoint).is_file():
+        raise ValueError(f"--resume: the checkpoint {args.checkpoint!r} does not exist")
     if args.algo != "dcfr" and (args.alpha, args.beta, args.gamma) != (1.5, 0.0, 2.0):
         raise ValueError(f"--alpha/--beta/--gamma apply to --algo dcfr only, not {args.algo}")
-    if args.br_episodes < 0 or args.br_episodes == 1 or args.br_iterations < 1:
-        raise ValueError("--br-episodes must be 0 (off) or >= 2, and --br-iterations >= 1")
+    if args.br_episodes == 1:
+        raise ValueError("--br-episodes must be 0 (off) or >= 2")
 
     import time
 
+    import gamut.envs  # noqa: F401  (registers the toolkit's games with pyspiel)
     from gamut.solvers.cfr.best_response import exploitability, policy_value
     from gamut.solvers.cfr.checkpoint import train
     from gamut.solvers.cfr.extract import (
         check_two_player_zero_sum,
         estimate_num_nodes,
         extract_game,
-        load_game_string,
     )
     from gamut.solvers.cfr.mccfr import MCCFR
     from gamut.solvers.cfr.policy_io import TabularStrategy, save_strategy
     from gamut.solvers.cfr.sampled_best_response import sampled_exploitability
     from gamut.solvers.cfr.tabular import TabularCFR
 
-    game = load_game_string(args.game)
-    check_two_player_zero_sum(game)
+    game = load_game_flag(args.game, "--game")
+    try:
+        check_two_player_zero_sum(game)
+    except ValueError as err:
+        raise ValueError(f"--game: {err}") from None
+    announce_compiling(args)
     result = {"game": str(game), "algorithm": args.algo}
     tree = None
     if args.algo in ("es-mccfr", "os-mccfr"):
@@ -95,7 +100,7 @@ def run_cfr(args: argparse.Namespace) -> int:
     every_seconds = None if args.checkpoint_minutes is None else 60.0 * args.checkpoint_minutes
     run = train(solver, args.iterations, checkpoint=args.checkpoint, resume=args.resume,
                 every_iterations=args.checkpoint_every, every_seconds=every_seconds,
-                progress=sys.stderr.isatty())
+                progress=progress_wanted(args))
 
     if tree is None and estimate_num_nodes(game) <= args.max_nodes:
         try:

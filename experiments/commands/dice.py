@@ -13,10 +13,18 @@ from __future__ import annotations
 
 import argparse
 
-from gamut.experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.cli_output import (
+    add_json_flag,
+    add_quiet_flag,
+    announce_compiling,
+    emit_result,
+    notice,
+)
+from gamut.experiments.validate import check_agent_name, output_problem, seed, whole
 
 VARIANTS = ("classic", "classic_banked", "yacht12", "yahtzee")
 JOKERS = ("free", "forced", "none")
+MAX_PLAYERS = 8
 
 
 def register(subparsers) -> None:
@@ -31,26 +39,28 @@ def register(subparsers) -> None:
     solve.add_argument("--no-cache", action="store_true",
                        help="solve afresh and do not read or write the table cache")
     add_json_flag(solve)
+    add_quiet_flag(solve)
     solve.set_defaults(handler=run_solve)
 
     advise = actions.add_parser("advise", help="expected value of every choice in one situation")
     _add_variant_arguments(advise)
     advise.add_argument("--dice", required=True, help="the five dice showing, e.g. 1,1,3,4,5")
-    advise.add_argument("--rolls-left", type=int, default=2,
+    advise.add_argument("--rolls-left", type=whole(0, 2), default=2,
                         help="rolls of this turn not yet used, 0..2 (default: %(default)s)")
     advise.add_argument("--open", help="comma-separated open boxes, e.g. 'sixes,full_house' "
                                        "(default: every box)")
-    advise.add_argument("--stage-sum", type=int, default=0,
-                        help="running total of the bonus group (upper boxes / stage 1) "
-                             "(default: %(default)s)")
-    advise.add_argument("--bank", type=int, default=0,
+    advise.add_argument("--stage-sum", type=whole(-(2**31), 2**31), default=0,
+                        help="running total of the bonus group (upper boxes / stage 1): what its filled boxes "
+                             "can add up to (default: %(default)s)")
+    advise.add_argument("--bank", type=whole(0), default=0,
                         help="classic_banked: rolls banked at the start of this turn "
                              "(default: %(default)s)")
-    advise.add_argument("--bank-left", type=int,
+    advise.add_argument("--bank-left", type=whole(0),
                         help="classic_banked: banked rolls still unspent now (default: --bank)")
     advise.add_argument("--yahtzee-bonus", action="store_true",
                         help="yahtzee: the Yahtzee box holds 50, so another Yahtzee earns +100")
     add_json_flag(advise)
+    add_quiet_flag(advise)
     advise.set_defaults(handler=run_advise)
 
     play = actions.add_parser(
@@ -59,17 +69,18 @@ def register(subparsers) -> None:
                     "At the prompt: a number or move from the list, 'keep 3 3 5', 'box full house', "
                     "hint, undo, board, actions, help, quit (or Ctrl-D).")
     _add_variant_arguments(play)
-    play.add_argument("--players", type=int, default=1,
+    play.add_argument("--players", type=whole(1, MAX_PLAYERS), default=1,
                       help="players, 1..8; the other seats are agents (default: %(default)s)")
-    play.add_argument("--seat", type=int, default=0, help="your seat (default: %(default)s)")
+    play.add_argument("--seat", type=whole(0, MAX_PLAYERS - 1), default=0, help="your seat (default: %(default)s)")
     play.add_argument("--opponent", default="optimal", help="agent at the other seats (default: %(default)s)")
     play.add_argument("--hint", default="optimal", help="agent answering 'hint' (default: %(default)s)")
-    play.add_argument("--seed", type=int, default=0, help="seed of the dice and agents (default: %(default)s)")
+    play.add_argument("--seed", type=seed, default=0, help="seed of the dice and agents (default: %(default)s)")
     play.set_defaults(handler=run_play)
 
     ranking = actions.add_parser("ranking", help="ranking game solved: win share of every seat")
-    ranking.add_argument("--players", type=int, required=True, help="number of seats, 2..8")
+    ranking.add_argument("--players", type=whole(2, MAX_PLAYERS), required=True, help="number of seats, 2..8")
     add_json_flag(ranking)
+    add_quiet_flag(ranking)
     ranking.set_defaults(handler=run_ranking)
 
 
@@ -79,10 +90,37 @@ def _add_variant_arguments(parser: argparse.ArgumentParser) -> None:
                         help="yahtzee joker rule (default: %(default)s)")
 
 
-def run_solve(args: argparse.Namespace) -> int:
-    from gamut.solvers.poker_dice.solution import DEFAULT_CACHE, solve
+def _check_joker(args: argparse.Namespace) -> None:
+    if args.joker != "free" and args.variant != "yahtzee":
+        raise ValueError(f"--joker applies to --variant yahtzee only, not {args.variant}")
 
-    solution = solve(args.variant, args.joker, cache_dir=None if args.no_cache else DEFAULT_CACHE)
+
+def _solve(args: argparse.Namespace, use_cache: bool = True):
+    """The solution of ``--variant``/``--joker``, with a notice when it is computed rather than read.
+
+    The solve is one compiled pass without intermediate steps to count, so a
+    line (not a bar) says it is running. A cache folder that cannot be written
+    is read if it holds the table and otherwise left alone (the solve still runs).
+    """
+    from gamut.envs.poker_dice.scorecard import compile_variant, make_variant
+    from gamut.solvers.poker_dice import solution
+
+    cache = solution.default_cache_dir() if use_cache else None
+    variant = make_variant(args.variant, args.joker)
+    cached = cache is not None and solution._cache_path(cache, variant, compile_variant(variant)).exists()
+    if cache is not None and not cached and output_problem(cache, folder=True) is not None:
+        notice(args, f"the table cache {cache} cannot be written: solving without it")
+        cache = None
+    if not cached:
+        notice(args, f"solving {args.variant} exactly (one compiled pass of seconds to a minute; "
+                     + ("the table is cached for next time)..." if cache is not None else "not cached)..."))
+    announce_compiling(args)
+    return solution.solve(args.variant, args.joker, cache_dir=cache)
+
+
+def run_solve(args: argparse.Namespace) -> int:
+    _check_joker(args)
+    solution = _solve(args, use_cache=not args.no_cache)
     result = {"variant": args.variant, "expected_score": solution.expected_score,
               "seconds": solution.seconds, "from_cache": solution.from_cache}
     if args.variant == "yahtzee":
@@ -94,23 +132,31 @@ def run_solve(args: argparse.Namespace) -> int:
 def _box_index(names: list[str], text: str) -> int:
     wanted = text.strip().lower().replace("_", " ").replace("-", " ")
     if wanted not in names:
-        raise ValueError(f"unknown box {text!r}; boxes are: {', '.join(names)}")
+        raise ValueError(f"--open: unknown box {text!r}; boxes are: {', '.join(names)}")
     return names.index(wanted)
+
+
+def _faces(text: str) -> list[int]:
+    try:
+        faces = [int(x) for x in text.replace(" ", "").split(",")]
+    except ValueError:
+        faces = []
+    if len(faces) != 5 or not all(1 <= f <= 6 for f in faces):
+        raise ValueError(f"--dice {text!r}: expected five faces 1..6 such as 1,1,3,4,5")
+    return faces
 
 
 def run_advise(args: argparse.Namespace) -> int:
     from gamut.envs import dice
-    from gamut.envs.poker_dice.scorecard import AUX_BANK, AUX_REPEAT_FLAG, box_names
-    from gamut.solvers.poker_dice.solution import DEFAULT_CACHE, solve
+    from gamut.envs.poker_dice.scorecard import AUX_BANK, AUX_REPEAT_FLAG, box_names, compile_variant, make_variant
+    from gamut.solvers.poker_dice.dp import state_layout
 
-    try:
-        faces = [int(x) for x in args.dice.replace(" ", "").split(",")]
-    except ValueError:
-        raise ValueError(f"--dice {args.dice!r}: expected five faces 1..6 such as 1,1,3,4,5") from None
-    roll = dice.roll_id(faces)
-    solution = solve(args.variant, args.joker, cache_dir=DEFAULT_CACHE)
-    names = box_names(solution.variant)
-    tables = solution.tables
+    _check_joker(args)
+    roll = dice.roll_id(_faces(args.dice))
+    # Every check reads the compiled variant, which takes milliseconds; the solve comes after them.
+    variant = make_variant(args.variant, args.joker)
+    tables = compile_variant(variant)
+    names = box_names(variant)
     if args.open:
         open_boxes = {_box_index(names, name) for name in args.open.split(",")}
     else:
@@ -118,9 +164,16 @@ def run_advise(args: argparse.Namespace) -> int:
     mask = sum(1 << b for b in range(len(names)) if b not in open_boxes)
     if mask == (1 << len(names)) - 1:
         raise ValueError("--open names no box: at least one box must be open")
-    if solution.layout.offsets[mask] < 0:
-        raise ValueError(f"open boxes {sorted(names[b] for b in open_boxes)} are impossible: "
+    if state_layout(tables).offsets[mask] < 0:
+        raise ValueError(f"--open: open boxes {sorted(names[b] for b in open_boxes)} are impossible: "
                          "a later stage has filled boxes while an earlier one has open boxes")
+    filled_group = [b for b in range(len(names)) if tables.in_group[b] and (mask >> b) & 1]
+    low = int(sum(tables.min_score[b] for b in filled_group))
+    high = int(sum(tables.max_score[b] for b in filled_group))
+    if not low <= args.stage_sum <= high:
+        filled = ", ".join(names[b] for b in filled_group) or "none"
+        raise ValueError(f"--stage-sum {args.stage_sum} cannot be reached: the filled boxes of the bonus group "
+                         f"({filled}) add up to {low}..{high}")
     aux = 0
     if args.yahtzee_bonus:
         if tables.aux_kind != AUX_REPEAT_FLAG or (mask >> tables.repeat_box) & 1 == 0:
@@ -131,7 +184,10 @@ def run_advise(args: argparse.Namespace) -> int:
             raise ValueError("--bank and --bank-left apply to --variant classic_banked only")
         if not 0 <= args.bank < tables.num_aux - 2:
             raise ValueError(f"--bank {args.bank} is not in 0..{tables.num_aux - 3}")
+        if args.bank_left is not None and args.bank_left > args.bank:
+            raise ValueError(f"--bank-left {args.bank_left} is more than --bank {args.bank}")
         aux = args.bank
+    solution = _solve(args)
     options = solution.options(mask, args.stage_sum, aux, roll, args.rolls_left, args.bank_left)
     best = options[0]
     describe = (lambda o: f"box {o['box']}" if o["action"] == "box"
@@ -148,6 +204,9 @@ def run_advise(args: argparse.Namespace) -> int:
 def run_ranking(args: argparse.Namespace) -> int:
     from gamut.solvers.poker_dice.ranking import solve_ranking
 
+    # The ranking solve has no loop long enough to count; one line says it is running.
+    notice(args, f"solving the {args.players}-seat ranking game (seconds)...")
+    announce_compiling(args)
     solved = solve_ranking(args.players)
     emit_result({"players": args.players, "win_share": solved["win_share"],
                  "seconds": solved["seconds"]}, args.json)
@@ -155,13 +214,16 @@ def run_ranking(args: argparse.Namespace) -> int:
 
 
 def run_play(args: argparse.Namespace, read=input, write=print) -> int:
-    import pyspiel
-
     import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
     from gamut.experiments.terminal_play import PlaySession
+    from gamut.experiments.validate import load_game_flag
 
-    game = pyspiel.load_game("poker_dice", {"variant": args.variant, "players": args.players,
-                                            "joker": args.joker})
+    _check_joker(args)
+    game = load_game_flag(f"poker_dice(variant={args.variant},players={args.players},joker={args.joker})",
+                          "--variant/--players/--joker")
+    check_agent_name(game, args.opponent, "--opponent")
+    check_agent_name(game, args.hint, "--hint")
+    announce_compiling(args, write=write)
     PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed,
                 read=read, write=write).run()
     return 0

@@ -12,7 +12,16 @@ from __future__ import annotations
 import argparse
 import time
 
-from gamut.experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.cli_output import (
+    add_json_flag,
+    add_quiet_flag,
+    announce_compiling,
+    emit_result,
+    progress_bar,
+)
+from gamut.experiments.validate import check_agent, check_agent_name, memory_count, parse_value, seed, whole
+
+MAX_PLAYERS = 10
 
 
 def register(subparsers) -> None:
@@ -23,31 +32,36 @@ def register(subparsers) -> None:
     match = sub.add_parser("match", help="mean chips per hand of agents over rotated common deals")
     match.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
                        help="agent names, seated in turn (e.g. ismcts heuristic)")
-    match.add_argument("--players", type=int, default=None,
+    match.add_argument("--players", type=whole(2, MAX_PLAYERS), default=None,
                        help="seats, 2..10 (default: one per agent); agents repeat to fill them")
-    match.add_argument("--hands", type=int, default=200,
+    # Each agent keeps one sample (8 bytes) per deal; ten agents at most.
+    match.add_argument("--hands", type=memory_count(8 * MAX_PLAYERS), default=200,
                        help="deals, each played once per seat rotation (default: %(default)s)")
-    match.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default: %(default)s)")
+    match.add_argument("--seed", type=seed, default=0, help="seed of the deals and agents (default: %(default)s)")
     match.add_argument("--betting", choices=("limit", "no_limit"), default="limit",
                        help="betting structure (default: %(default)s)")
     match.add_argument("--option", action="append", default=[], metavar="AGENT.NAME=VALUE",
                        help="option of an agent, e.g. ismcts.iterations=500 (repeatable)")
     add_json_flag(match)
+    add_quiet_flag(match)
     match.set_defaults(handler=run_match)
 
     play = sub.add_parser("play", help="play hands in the terminal against agents")
-    play.add_argument("--players", type=int, default=4, help="seats, 2..10 (default: %(default)s)")
-    play.add_argument("--seat", type=int, default=0, help="your seat (default: %(default)s)")
+    play.add_argument("--players", type=whole(2, MAX_PLAYERS), default=4, help="seats, 2..10 (default: %(default)s)")
+    play.add_argument("--seat", type=whole(0, MAX_PLAYERS - 1), default=0, help="your seat (default: %(default)s)")
     play.add_argument("--opponent", default="heuristic", help="agent at the other seats (default: %(default)s)")
     play.add_argument("--hint", default="heuristic", help="agent answering 'hint' (default: %(default)s)")
     play.add_argument("--betting", choices=("limit", "no_limit"), default="limit",
                       help="betting structure (default: %(default)s)")
-    play.add_argument("--seed", type=int, default=0, help="seed of the deal and agents (default: %(default)s)")
+    play.add_argument("--seed", type=seed, default=0, help="seed of the deal and agents (default: %(default)s)")
     play.set_defaults(handler=run_play)
 
 
 def parse_options(pairs: list[str], agents: list[str]) -> dict[str, dict]:
-    """``["ismcts.iterations=500", ...]`` -> ``{"ismcts": {"iterations": 500}}`` (ints, floats or strings)."""
+    """``["ismcts.iterations=500", ...]`` -> ``{"ismcts": {"iterations": 500}}``.
+
+    Values are true/false, whole numbers, finite numbers or text (``gamut.experiments.validate.parse_value``).
+    """
     options = {name: {} for name in agents}
     for pair in pairs:
         key, sep, text = pair.partition("=")
@@ -56,14 +70,7 @@ def parse_options(pairs: list[str], agents: list[str]) -> dict[str, dict]:
             raise ValueError(f"--option takes AGENT.NAME=VALUE, got {pair!r}")
         if agent not in options:
             raise ValueError(f"--option {pair!r} names agent {agent!r}, which is not one of --agents {agents}")
-        for kind in (int, float):
-            try:
-                options[agent][name] = kind(text)
-                break
-            except ValueError:
-                continue
-        else:
-            options[agent][name] = text
+        options[agent][name] = parse_value(text, "--option", pair)
     return options
 
 
@@ -72,8 +79,8 @@ def _game(players: int, betting: str):
 
     import gamut.envs  # noqa: F401  (registers palace_poker)
 
-    if not 2 <= players <= 10:
-        raise ValueError(f"--players must be in 2..10, got {players}")
+    if not 2 <= players <= MAX_PLAYERS:
+        raise ValueError(f"--players must be in 2..{MAX_PLAYERS}, got {players}")
     return pyspiel.load_game("palace_poker", {"players": players, "betting": betting})
 
 
@@ -81,18 +88,19 @@ def run_match(args: argparse.Namespace) -> int:
     from gamut.solvers.bots import make_bot
     from gamut.solvers.palace_poker.match import lineup_for, rotated_match, summarize_samples
 
-    if args.hands < 1:
-        raise ValueError(f"--hands must be >= 1, got {args.hands}")
     agents = list(dict.fromkeys(args.agents))
     players = len(args.agents) if args.players is None else args.players
     game = _game(players, args.betting)
     lineup = lineup_for(args.agents, players)
     options = parse_options(args.option, agents)
+    announce_compiling(args)
     for name in agents:  # names and options are checked before any play
-        make_bot(game, name, 0, 0, **options[name])
+        check_agent(game, name, "--agents", options[name])
     start = time.perf_counter()
-    samples = rotated_match(game, lineup, lambda name, seat, seed: make_bot(game, name, seat, seed, **options[name]),
-                            args.seed, range(args.hands))
+    with progress_bar(args, args.hands, "deal", " v ".join(agents)) as bar:
+        samples = rotated_match(game, lineup,
+                                lambda name, seat, seed: make_bot(game, name, seat, seed, **options[name]),
+                                args.seed, range(args.hands), progress=lambda done: bar.update(done - bar.n))
     result = {"game": str(game), "lineup": lineup}
     for name, est in summarize_samples(samples).items():
         result[name] = {"mean_chips": float(est.value), "ci95_low": float(est.ci95_low),
@@ -108,5 +116,8 @@ def run_play(args: argparse.Namespace) -> int:
     from gamut.experiments.terminal_play import PlaySession
 
     game = _game(args.players, args.betting)
+    check_agent_name(game, args.opponent, "--opponent")
+    check_agent_name(game, args.hint, "--hint")
+    announce_compiling(args, write=print)
     PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed).run()
     return 0

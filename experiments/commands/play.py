@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from gamut.experiments.cli_output import announce_compiling
+from gamut.experiments.validate import check_agent_name, seed, whole
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -16,22 +19,25 @@ def register(subparsers) -> None:
         ),
     )
     parser.add_argument("game", help="game string, e.g. kuhn_poker or 'poke(mode=rubber)'")
-    parser.add_argument("--seat", type=int, default=0, help="your seat (default: %(default)s)")
+    parser.add_argument("--seat", type=whole(0, 1_000), default=0, help="your seat (default: %(default)s)")
     parser.add_argument("--opponent", default=None, help="agent at the other seats (default: the game's best that plays the variant)")
     parser.add_argument("--hint", default=None, help="agent that answers 'hint' (default: the game's best)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents (default: %(default)s)")
+    parser.add_argument("--seed", type=seed, default=0,
+                        help="seed of the deal and the agents (default: %(default)s)")
     parser.set_defaults(handler=_play)
 
 
 def _play(args: argparse.Namespace) -> int:
-    from gamut.experiments.config import game_string
+    import gamut.envs  # noqa: F401  (registers the toolkit's games)
     from gamut.experiments.terminal_play import PlaySession
+    from gamut.experiments.validate import load_game_flag
 
-    import pyspiel
-
-    session = PlaySession(
-        pyspiel.load_game(game_string(args.game)), human=args.seat, opponent=args.opponent,
-        hint=args.hint, seed=args.seed,
-    )
+    game = load_game_flag(args.game, "GAME")
+    if args.opponent is not None and game.num_players() == 1:
+        raise ValueError(f"--opponent: {game} is a one-player game; there is no seat for an opponent")
+    check_agent_name(game, args.opponent, "--opponent")
+    check_agent_name(game, args.hint, "--hint")
+    announce_compiling(args, write=print)
+    session = PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed)
     session.run()
     return 0

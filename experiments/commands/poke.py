@@ -12,10 +12,36 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
-from gamut.experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.cli_output import (
+    add_json_flag,
+    add_quiet_flag,
+    announce_compiling,
+    emit_result,
+    progress_bar,
+    progress_wanted,
+)
+from gamut.experiments.validate import (
+    check_agent,
+    check_agent_name,
+    check_output,
+    load_game_flag,
+    memory_count,
+    output_file,
+    parse_options,
+    real,
+    seed,
+    whole,
+)
 
 DEFAULT_GAME = "poke(mode=rubber)"
+# Memory held per pair of rubbers: its seed (8 bytes) and A's two margins (16 bytes).
+PAIR_BYTES = 24
+# Rubber pairs per compiled call when both agents are the heuristic: calls of a
+# fraction of a second keep the bar moving; the pairs are independent, so the
+# margins are those of one call.
+HEURISTIC_CHUNK = 2_000
 
 
 def register(subparsers) -> None:
@@ -25,87 +51,81 @@ def register(subparsers) -> None:
 
     match = sub.add_parser("match", help="A's above-the-line margin against B over paired rubbers")
     match.add_argument("--agents", nargs=2, required=True, metavar=("A", "B"), help="two agent names")
-    match.add_argument("--rubbers", type=int, default=1000,
+    match.add_argument("--rubbers", type=memory_count(PAIR_BYTES), default=1000,
                        help="pairs of rubbers (same deals, seats swapped) (default: %(default)s)")
-    match.add_argument("--seed", type=int, default=0, help="seed of the deals (default: %(default)s)")
+    match.add_argument("--seed", type=seed, default=0, help="seed of the deals (default: %(default)s)")
     match.add_argument("--game", default=DEFAULT_GAME, help="poke game string (default: %(default)s)")
     for who in ("a", "b"):
         match.add_argument(f"--{who}-option", action="append", default=[], metavar="NAME=VALUE",
                            help=f"option of agent {who.upper()} (repeatable; ints, floats or strings)")
     add_json_flag(match)
+    add_quiet_flag(match)
     match.set_defaults(handler=run_match)
 
     training = sub.add_parser("train", help="CFR+ on the small deal, or abstracted MCCFR on the full deal")
     training.add_argument("--algo", choices=("cfr+", "mccfr"), required=True)
-    training.add_argument("--iterations", type=int, default=None,
+    training.add_argument("--iterations", type=whole(1), default=None,
                           help="total iterations (default: 1000 for cfr+, 200000 for mccfr)")
-    training.add_argument("--trick-value", type=float, default=None,
+    training.add_argument("--trick-value", type=real(0), default=None,
                           help="above-the-line value of a below-the-line point (default: the agents')")
-    training.add_argument("--seed", type=int, default=0, help="MCCFR seed (default: %(default)s)")
-    training.add_argument("--checkpoint", help="checkpoint file (.npz), written every --checkpoint-minutes")
-    training.add_argument("--checkpoint-minutes", type=float, default=2.0, help="(default: %(default)s)")
+    training.add_argument("--seed", type=seed, default=0, help="MCCFR seed (default: %(default)s)")
+    training.add_argument("--checkpoint", type=output_file,
+                          help="checkpoint file (.npz), written every --checkpoint-minutes")
+    training.add_argument("--checkpoint-minutes", type=real(0, above=True), default=2.0,
+                          help="(default: %(default)s)")
     training.add_argument("--resume", action="store_true", help="continue from --checkpoint")
-    training.add_argument("--out", help="policy file (default: the agent's file under results/poke/)")
+    training.add_argument("--out", type=output_file,
+                          help="policy file (default: the agent's file under results/poke/)")
     add_json_flag(training)
+    add_quiet_flag(training)
     training.set_defaults(handler=run_train)
 
     play = sub.add_parser("play", help="play a rubber in the terminal against an agent")
     play.add_argument("--opponent", default="heuristic", help="agent name (default: %(default)s)")
     play.add_argument("--game", default=DEFAULT_GAME, help="poke game string (default: %(default)s)")
-    play.add_argument("--seat", type=int, default=0, help="your seat, 0 or 1 (default: %(default)s)")
+    play.add_argument("--seat", type=whole(0, 1), default=0, help="your seat, 0 or 1 (default: %(default)s)")
     play.add_argument("--hint", default="heuristic", help="agent answering 'hint' (default: %(default)s)")
-    play.add_argument("--seed", type=int, default=0, help="seed of the deals (default: %(default)s)")
+    play.add_argument("--seed", type=seed, default=0, help="seed of the deals (default: %(default)s)")
     play.set_defaults(handler=run_play)
 
 
-def _options(pairs: list[str], flag: str) -> dict:
-    options = {}
-    for pair in pairs:
-        name, sep, text = pair.partition("=")
-        if not sep or not name:
-            raise ValueError(f"{flag} takes NAME=VALUE, got {pair!r}")
-        for kind in (int, float):
-            try:
-                options[name] = kind(text)
-                break
-            except ValueError:
-                continue
-        else:
-            options[name] = text
-    return options
-
-
 def _poke_game(text: str):
-    import pyspiel
-
     import gamut.envs  # noqa: F401  (registers poke)
 
-    game = pyspiel.load_game(text)
+    game = load_game_flag(text, "--game")
     if game.get_type().short_name != "poke":
         raise ValueError(f"--game must be a poke game string, got {text!r}")
     return game
 
 
 def run_match(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from gamut.solvers.bots import make_bot
     from gamut.solvers.poke.heuristic import make_params
     from gamut.solvers.poke.match import compare, heuristic_margins, match_seeds, pyspiel_margins
 
-    if args.rubbers < 1:
-        raise ValueError(f"--rubbers must be >= 1, got {args.rubbers}")
     game = _poke_game(args.game)
     name_a, name_b = args.agents
-    opts_a, opts_b = _options(args.a_option, "--a-option"), _options(args.b_option, "--b-option")
-    seeds = match_seeds(args.seed, args.rubbers)
+    opts_a, opts_b = parse_options(args.a_option, "--a-option"), parse_options(args.b_option, "--b-option")
+    announce_compiling(args)
     # Check names and options before any play.
-    make_bot(game, name_a, 0, 0, **opts_a)
-    make_bot(game, name_b, 1, 0, **opts_b)
+    check_agent(game, name_a, "--agents (A)", opts_a, 0)
+    check_agent(game, name_b, "--agents (B)", opts_b, 1)
+    seeds = match_seeds(args.seed, args.rubbers)
     start = time.perf_counter()
-    if name_a == name_b == "heuristic":
-        margins = heuristic_margins(game.cfg, make_params(**opts_a), make_params(**opts_b), seeds)
-    else:
-        margins = pyspiel_margins(game, lambda p, s: make_bot(game, name_a, p, s, **opts_a),
-                                  lambda p, s: make_bot(game, name_b, p, s, **opts_b), seeds)
+    with progress_bar(args, args.rubbers, "pair", f"{name_a} v {name_b}") as bar:
+        if name_a == name_b == "heuristic":
+            params_a, params_b = make_params(**opts_a), make_params(**opts_b)
+            parts = []
+            for first in range(0, args.rubbers, HEURISTIC_CHUNK):
+                parts.append(heuristic_margins(game.cfg, params_a, params_b, seeds[first:first + HEURISTIC_CHUNK]))
+                bar.update(len(parts[-1]))
+            margins = np.concatenate(parts)
+        else:
+            margins = pyspiel_margins(game, lambda p, s: make_bot(game, name_a, p, s, **opts_a),
+                                      lambda p, s: make_bot(game, name_b, p, s, **opts_b), seeds,
+                                      progress=lambda done: bar.update(done - bar.n))
     est = compare(margins)
     emit_result({"game": str(game), "agent_a": name_a, "agent_b": name_b, "mean_diff": est.value,
                  "ci95_low": est.ci95_low, "ci95_high": est.ci95_high, "n": est.n,
@@ -120,21 +140,30 @@ def run_train(args: argparse.Namespace) -> int:
 
     if args.resume and not args.checkpoint:
         raise ValueError("--resume needs --checkpoint PATH")
+    if args.resume and not Path(args.checkpoint).is_file():
+        raise ValueError(f"--resume: the checkpoint {args.checkpoint!r} does not exist")
     trick_value = policies.DEFAULT_TRICK_VALUE if args.trick_value is None else args.trick_value
     if args.algo == "cfr+":
-        iterations = policies.CFR_ITERATIONS if args.iterations is None else args.iterations
-        strategy = policies.solve_small(policies.small_game_string(trick_value), iterations, args.checkpoint,
-                                        args.resume, progress=True)
+        game_string = policies.small_game_string(trick_value)
         out = args.out or policies.cfr_policy_path(trick_value)
+    else:
+        game_string = policies.full_deal_string(trick_value)
+        out = args.out or policies.MCCFR_POLICY
+    load_game_flag(game_string, "--trick-value")
+    check_output(out, "--out")
+    announce_compiling(args)
+    if args.algo == "cfr+":
+        iterations = policies.CFR_ITERATIONS if args.iterations is None else args.iterations
+        strategy = policies.solve_small(game_string, iterations, args.checkpoint, args.resume,
+                                        progress=progress_wanted(args))
     else:
         iterations = 200_000 if args.iterations is None else args.iterations
         solver = policies.make_mccfr_solver(trick_value, args.seed)
         info = train(solver, iterations, args.checkpoint, args.resume,
-                     every_seconds=60 * args.checkpoint_minutes, progress=True)
+                     every_seconds=60 * args.checkpoint_minutes, progress=progress_wanted(args))
         strategy = policies.mccfr_strategy_of(solver, {"algorithm": "es-mccfr", "abstraction": "draw_key",
                                                        "iterations": info["iterations"], "seed": args.seed,
                                                        "trick_value": trick_value})
-        out = args.out or policies.MCCFR_POLICY
     path = policies.save_policy(out, strategy)
     emit_result({"algo": args.algo, "game": strategy.game_string, "policy": str(path),
                  "information_sets": len(strategy.keys), **strategy.metadata}, args.json)
@@ -146,5 +175,8 @@ def run_play(args: argparse.Namespace) -> int:
     from gamut.experiments.terminal_play import PlaySession
 
     game = _poke_game(args.game)
+    check_agent_name(game, args.opponent, "--opponent")
+    check_agent_name(game, args.hint, "--hint")
+    announce_compiling(args, write=print)
     PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed).run()
     return 0

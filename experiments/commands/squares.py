@@ -14,21 +14,71 @@ squares refit-crossline`` refits on games two-ply search plays with it
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
-from gamut.experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.cli_output import (
+    add_json_flag,
+    add_quiet_flag,
+    announce_compiling,
+    emit_result,
+    progress_bar,
+)
+from gamut.experiments.validate import (
+    check_agent,
+    check_agent_name,
+    check_output,
+    input_file,
+    memory_count,
+    output_file,
+    parse_options,
+    real,
+    seed,
+    whole,
+)
+
+# Memory held per deal by eval and bound: the deal generator's 52 random floats and their
+# argsort (2 x 416 bytes), the deal (200), the final grid (200) and a few per-deal figures.
+DEAL_BYTES = 1_100
+# Points of a hand may be negative; this bound keeps ten lines' sums and the learned tables' keys
+# far inside the kernels' int64.
+MAX_POINTS = 10**9
+
+
+def scoring(text: str) -> str:
+    """argparse type of --scoring: a point system's name or ten whole points within +-MAX_POINTS."""
+    from gamut.envs.poker_squares.game import POINT_SYSTEMS
+
+    if text in POINT_SYSTEMS:
+        return text
+    parts = text.replace(";", ",").split(",")
+    try:
+        points = [int(x) for x in parts]
+    except ValueError:
+        points = []
+    if len(points) != 10 or any(abs(p) > MAX_POINTS for p in points):
+        raise argparse.ArgumentTypeError(
+            f"expected {' or '.join(sorted(POINT_SYSTEMS))}, or ten whole points separated by commas "
+            f"(high card .. royal flush), each within -{MAX_POINTS:,}..{MAX_POINTS:,}; got {text!r}")
+    return text
 
 
 def _add_scoring(parser) -> None:
-    parser.add_argument("--scoring", default="american",
+    parser.add_argument("--scoring", type=scoring, default="american",
                         help="american, english, or ten comma-separated points high card..royal flush "
                              "(default: %(default)s)")
 
 
 def _add_deals(parser) -> None:
-    parser.add_argument("--deals", type=int, default=500, help="number of seeded deals (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed fixing the deals (default: %(default)s)")
+    parser.add_argument("--deals", type=memory_count(DEAL_BYTES), default=500,
+                        help="number of seeded deals (default: %(default)s)")
+    parser.add_argument("--seed", type=seed, default=0, help="seed fixing the deals (default: %(default)s)")
+
+
+def _add_output_flags(parser) -> None:
+    add_json_flag(parser)
+    add_quiet_flag(parser)
 
 
 def register(subparsers) -> None:
@@ -42,80 +92,89 @@ def register(subparsers) -> None:
                          "expectimax_cross, mc, mc_learned, mc_cross, mcts)")
     _add_deals(ev)
     _add_scoring(ev)
-    ev.add_argument("--seconds-per-game", type=float,
+    ev.add_argument("--seconds-per-game", type=real(0, above=True),
                     help="time budget per game for agents that take one (expectimax, expectimax_deep, "
                          "expectimax_cross, mc, mc_learned, mc_cross, mcts)")
     ev.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="agent option, repeatable (e.g. --option policy=learned)")
-    ev.add_argument("--agent-seed", type=int, default=1, help="seed of the agent's own randomness")
-    ev.add_argument("--save-scores", metavar="FILE",
+    ev.add_argument("--agent-seed", type=seed, default=1, help="seed of the agent's own randomness")
+    ev.add_argument("--save-scores", metavar="FILE", type=output_file,
                     help="write the per-deal scores (JSON, with agent, seed, scoring) for a later --paired-with")
-    ev.add_argument("--paired-with", metavar="FILE",
+    ev.add_argument("--paired-with", metavar="FILE", type=input_file,
                     help="a --save-scores file of another agent on the same deals: also report the paired "
                          "difference (this agent minus that one) with its 95%% CI")
-    add_json_flag(ev)
+    _add_output_flags(ev)
     ev.set_defaults(handler=run_eval)
 
     bound = actions.add_parser("bound", help="clairvoyant optimum on seeded deals (upper bound), with a 95%% CI")
     _add_deals(bound)
     _add_scoring(bound)
-    bound.add_argument("--time-limit", type=float, default=20.0,
+    bound.add_argument("--time-limit", type=real(0, above=True), default=20.0,
                        help="core ILP seconds per deal before settling for a bound with a gap (default: %(default)s)")
     bound.add_argument("--penalty", choices=("none", "learned"), default="none",
                        help="also compute the information-relaxation (duality) bound with the learned-value "
                             "penalty (american or english only) (default: %(default)s)")
-    bound.add_argument("--scale", type=float,
+    bound.add_argument("--scale", type=real(0),
                        help="penalty scale (default: the one tuned on separate deals, see "
                             "gamut.solvers.poker_squares.duality.TUNED_SCALE)")
     bound.add_argument("--by-line", action="store_true",
                        help="penalty form: every open line fully (default: weighted by the chance a random "
                             "empty cell lies in it)")
-    add_json_flag(bound)
+    _add_output_flags(bound)
     bound.set_defaults(handler=run_bound)
 
     train = actions.add_parser("train", help="learn the partial-line values of a point system (resumable)")
     _add_scoring(train)
-    train.add_argument("--games", type=int, default=4_000_000,
+    train.add_argument("--games", type=whole(1), default=4_000_000,
                        help="self-play games in all, a multiple of 100000 (default: %(default)s)")
-    train.add_argument("--seed", type=int, default=0, help="training seed (default: %(default)s)")
-    train.add_argument("--eps-start", type=float, default=0.5, help="initial exploration rate")
-    train.add_argument("--eps-end", type=float, default=0.0, help="final exploration rate")
-    train.add_argument("--out", help="table file (default: results/poker_squares/values_<scoring>.npz)")
-    add_json_flag(train)
+    train.add_argument("--seed", type=seed, default=0, help="training seed (default: %(default)s)")
+    train.add_argument("--eps-start", type=real(0, 1), default=0.5, help="initial exploration rate, 0..1")
+    train.add_argument("--eps-end", type=real(0, 1), default=0.0, help="final exploration rate, 0..1")
+    train.add_argument("--out", type=output_file,
+                       help="table file (default: results/poker_squares/values_<scoring>.npz)")
+    _add_output_flags(train)
     train.set_defaults(handler=run_train)
 
     cross = actions.add_parser("train-crossline", help="fit the cross-line correction of the learned values "
                                "(resumable)")
     _add_scoring(cross)
-    cross.add_argument("--rounds", type=int, default=10, help="fitting rounds (default: %(default)s)")
-    cross.add_argument("--games", type=int, default=200_000, help="self-play games per round (default: %(default)s)")
-    cross.add_argument("--seed", type=int, default=0, help="fitting seed (default: %(default)s)")
-    cross.add_argument("--ridge", type=float, default=100.0, help="ridge penalty of the fit (default: %(default)s)")
-    cross.add_argument("--table", help="learned table (default: results/poker_squares/values_<scoring>.npz)")
-    cross.add_argument("--out", help="weights file (default: results/poker_squares/crossline_<scoring>.npz)")
-    add_json_flag(cross)
+    cross.add_argument("--rounds", type=whole(1), default=10, help="fitting rounds (default: %(default)s)")
+    # A round keeps one score (8 bytes) per game.
+    cross.add_argument("--games", type=memory_count(8), default=200_000,
+                       help="self-play games per round (default: %(default)s)")
+    cross.add_argument("--seed", type=seed, default=0, help="fitting seed (default: %(default)s)")
+    cross.add_argument("--ridge", type=real(0, above=True), default=100.0,
+                       help="ridge penalty of the fit, > 0 (default: %(default)s)")
+    cross.add_argument("--table", type=input_file,
+                       help="learned table (default: results/poker_squares/values_<scoring>.npz)")
+    cross.add_argument("--out", type=output_file,
+                       help="weights file (default: results/poker_squares/crossline_<scoring>.npz)")
+    _add_output_flags(cross)
     cross.set_defaults(handler=run_train_crossline)
 
     refit = actions.add_parser("refit-crossline", help="refit the cross-line correction on games two-ply search "
                                "plays with it (resumable)")
     _add_scoring(refit)
-    refit.add_argument("--games", type=int, default=48_000, help="search games in all (default: %(default)s)")
-    refit.add_argument("--chunk", type=int, default=1000,
+    # The refit keeps one score (8 bytes) per game.
+    refit.add_argument("--games", type=memory_count(8), default=48_000,
+                       help="search games in all (default: %(default)s)")
+    refit.add_argument("--chunk", type=whole(1), default=1000,
                        help="games per chunk, the unit of checkpoints and of work per process (default: %(default)s)")
-    refit.add_argument("--seed", type=int, default=0, help="seed of the games (default: %(default)s)")
-    refit.add_argument("--scale", type=float, default=0.03,
+    refit.add_argument("--seed", type=seed, default=0, help="seed of the games (default: %(default)s)")
+    refit.add_argument("--scale", type=real(0), default=0.03,
                        help="weight of the greedy rounds' equations beside the search games' (default: %(default)s)")
-    refit.add_argument("--workers", type=int, default=1,
+    refit.add_argument("--workers", type=whole(1, 256), default=1,
                        help="processes playing chunks at once; the result does not depend on it (default: %(default)s)")
-    refit.add_argument("--table", help="learned table (default: results/poker_squares/values_<scoring>.npz)")
-    refit.add_argument("--out", help="correction file holding a finished greedy fit, refitted in place "
+    refit.add_argument("--table", type=input_file,
+                       help="learned table (default: results/poker_squares/values_<scoring>.npz)")
+    refit.add_argument("--out", type=input_file, help="correction file holding a finished greedy fit, refitted in place "
                                      "(default: results/poker_squares/crossline_<scoring>.npz)")
-    add_json_flag(refit)
+    _add_output_flags(refit)
     refit.set_defaults(handler=run_refit_crossline)
 
     play = actions.add_parser("play", help="play Poker Squares in the terminal with hints")
     _add_scoring(play)
-    play.add_argument("--seed", type=int, default=0, help="deal seed (default: %(default)s)")
+    play.add_argument("--seed", type=seed, default=0, help="deal seed (default: %(default)s)")
     play.add_argument("--hint", default=None,
                       help="agent giving hints (default: expectimax, or greedy when no learned table is found)")
     play.set_defaults(handler=run_play)
@@ -129,34 +188,15 @@ def _game(scoring: str, variant: str = "standard"):
     return pyspiel.load_game("poker_squares", {"scoring": scoring, "variant": variant})
 
 
-def _parse_options(pairs: list[str]) -> dict:
-    options = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise ValueError(f"--option takes KEY=VALUE, got {pair!r}")
-        key, value = pair.split("=", 1)
-        if value.lower() in ("true", "false"):
-            options[key] = value.lower() == "true"
-            continue
-        for cast in (int, float):
-            try:
-                value = cast(value)
-                break
-            except ValueError:
-                continue
-        options[key] = value
-    return options
-
-
 def run_eval(args) -> int:
     import numpy as np
 
-    from gamut.solvers.bots import bot_specs, make_bot
+    from gamut.solvers.bots import bot_specs
     from gamut.solvers.poker_squares.evaluation import deals, evaluate
     from gamut.solvers.stats import mean_ci, paired_diff_ci
 
     game = _game(args.scoring)
-    options = _parse_options(args.option)
+    options = parse_options(args.option, "--option")
     if args.seconds_per_game is not None:
         spec = bot_specs(game).get(args.agent)
         if spec is None or "seconds_per_game" not in spec.options:
@@ -164,8 +204,16 @@ def run_eval(args) -> int:
                              + ", ".join(n for n, s in bot_specs(game).items() if "seconds_per_game" in s.options))
         options["seconds_per_game"] = float(args.seconds_per_game)
     other = _read_scores(args.paired_with, args) if args.paired_with else None
-    bot = make_bot(game, args.agent, player=0, seed=args.agent_seed, **options)
-    result = evaluate(game, bot, deals(args.seed, args.deals))
+    announce_compiling(args)
+    bot = check_agent(game, args.agent, "--agent", options, seed=args.agent_seed)
+    the_deals = deals(args.seed, args.deals)
+    # One deal per call of the same bot: the games are played in the same order as in one call.
+    parts = []
+    with progress_bar(args, args.deals, "deal", f"{args.agent}") as bar:
+        for i in range(args.deals):
+            parts.append(evaluate(game, bot, the_deals[i:i + 1]))
+            bar.update(1)
+    result = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
     est = mean_ci(result["scores"])
     out = {"agent": args.agent, "scoring": args.scoring, "seed": args.seed, "mean": est.value,
            "ci95_low": est.ci95_low, "ci95_high": est.ci95_high, "n": int(est.n),
@@ -176,7 +224,9 @@ def run_eval(args) -> int:
         out.update({"paired_with": other["agent"], "paired_diff": diff.value, "paired_ci95_low": diff.ci95_low,
                     "paired_ci95_high": diff.ci95_high})
     if args.save_scores:
-        Path(args.save_scores).write_text(json.dumps({
+        path = Path(args.save_scores)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({
             "agent": args.agent, "options": options, "scoring": args.scoring, "seed": args.seed,
             "deals": args.deals, "scores": [int(s) for s in result["scores"]]}) + "\n")
     emit_result(out, args.json)
@@ -203,16 +253,17 @@ def run_bound(args) -> int:
     from gamut.solvers.stats import mean_ci
 
     game = _game(args.scoring)
-    if args.time_limit <= 0:
-        raise ValueError(f"--time-limit must be positive, got {args.time_limit}")
     if args.penalty == "none" and (args.scale is not None or args.by_line):
         raise ValueError("--scale and --by-line apply only with --penalty learned")
     if args.penalty == "learned":
         from gamut.solvers.poker_squares.penalty_table import load_penalty_values
 
         values = load_penalty_values(args.scoring)  # checked before the long clairvoyant part
+    announce_compiling(args)
     the_deals = deals(args.seed, args.deals)
-    res = clairvoyant_bounds(the_deals, game.cfg, time_limit=args.time_limit)
+    with progress_bar(args, args.deals, "deal", "clairvoyant bound") as bar:
+        res = clairvoyant_bounds(the_deals, game.cfg, time_limit=args.time_limit,
+                                 progress=lambda done: bar.update(done - bar.n))
     upper, best = mean_ci(res["upper"]), mean_ci(res["best"])
     out = {"scoring": args.scoring, "seed": args.seed, "mean": upper.value, "ci95_low": upper.ci95_low,
            "ci95_high": upper.ci95_high, "n": int(upper.n), "proven_optimal": int(res["proven"].sum()),
@@ -220,10 +271,19 @@ def run_bound(args) -> int:
            "arrangement_ci95_high": best.ci95_high, "mean_gap": float((res["upper"] - res["best"]).mean()),
            "core_mean": float(res["core_upper"].mean()), "partition_mean": float(res["partition_upper"].mean())}
     if args.penalty == "learned":
+        import numpy as np
+
         from gamut.solvers.poker_squares.duality import TUNED_SCALE, duality_bounds
 
         scale = TUNED_SCALE[(args.scoring, not args.by_line)] if args.scale is None else args.scale
-        dual = duality_bounds(the_deals, game.cfg, values, scale, res["grids"], by_cell=not args.by_line)
+        # Deals are bounded independently, so one call per deal gives the arrays of one call for all.
+        parts = []
+        with progress_bar(args, args.deals, "deal", "duality bound") as bar:
+            for i in range(args.deals):
+                parts.append(duality_bounds(the_deals[i:i + 1], game.cfg, values, scale, res["grids"][i:i + 1],
+                                            by_cell=not args.by_line))
+                bar.update(1)
+        dual = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
         est = mean_ci(dual["upper"])
         inner = mean_ci(dual["value"])
         out.update({"duality_mean": est.value, "duality_ci95_low": est.ci95_low,
@@ -235,47 +295,70 @@ def run_bound(args) -> int:
     return 0
 
 
-def run_train(args) -> int:
-    from gamut.envs.poker_squares.game import parse_points
-    from gamut.solvers.poker_squares.training import train
+def _chunk_progress(args, bar, line: str):
+    """A training callback ``(done, total, mean, seconds)``: the bar on a terminal, else the old log line.
 
-    points = parse_points(args.scoring)
+    Without a terminal (a log file), the per-chunk line is printed as before unless ``--json`` or
+    ``--quiet`` is given.
+    """
+    log = bar.disable and not args.json and not args.quiet
 
     def progress(done, total, mean, seconds):
-        print(f"{done:>10,} / {total:,} games   mean of the last chunk {mean:7.2f}   {seconds:7.0f} s", flush=True)
+        if log:
+            print(line.format(done=done, total=total, mean=mean, seconds=seconds), flush=True)
+        else:
+            bar.set_postfix_str(f"mean {mean:.2f}", refresh=False)
+            bar.update(done - bar.n)
 
-    summary = train(points, args.games, seed=args.seed, eps_start=args.eps_start, eps_end=args.eps_end,
-                    path=args.out, progress=None if args.json else progress)
+    return progress
+
+
+def run_train(args) -> int:
+    from gamut.envs.poker_squares.game import parse_points
+    from gamut.solvers.poker_squares.training import table_path, train
+
+    points = parse_points(args.scoring)
+    check_output(args.out or table_path(points), "--out")
+    announce_compiling(args)
+    with progress_bar(args, args.games, "game", "self-play") as bar:
+        summary = train(points, args.games, seed=args.seed, eps_start=args.eps_start, eps_end=args.eps_end,
+                        path=args.out, progress=_chunk_progress(
+                            args, bar, "{done:>10,} / {total:,} games   mean of the last chunk {mean:7.2f}   "
+                                       "{seconds:7.0f} s"))
     emit_result(summary, args.json)
     return 0
 
 
 def run_train_crossline(args) -> int:
     from gamut.envs.poker_squares.game import parse_points
-    from gamut.solvers.poker_squares.crossline import fit_rounds
+    from gamut.solvers.poker_squares.crossline import fit_rounds, weights_path
 
     points = parse_points(args.scoring)
-
-    def progress(done, total, mean, seconds):
-        print(f"round {done} / {total}   mean of its games {mean:7.2f}   {seconds:7.0f} s", flush=True)
-
-    summary = fit_rounds(points, args.rounds, args.games, seed=args.seed, ridge=args.ridge, path=args.out,
-                         table=args.table, progress=None if args.json else progress)
+    check_output(args.out or weights_path(points), "--out")
+    announce_compiling(args)
+    with progress_bar(args, args.rounds, "round", "cross-line fit") as bar:
+        summary = fit_rounds(points, args.rounds, args.games, seed=args.seed, ridge=args.ridge, path=args.out,
+                             table=args.table, progress=_chunk_progress(
+                                 args, bar, "round {done} / {total}   mean of its games {mean:7.2f}   "
+                                            "{seconds:7.0f} s"))
     emit_result(summary, args.json)
     return 0
 
 
 def run_refit_crossline(args) -> int:
     from gamut.envs.poker_squares.game import parse_points
+    from gamut.solvers.poker_squares.crossline import weights_path
     from gamut.solvers.poker_squares.search_fit import refit_on_search
 
     points = parse_points(args.scoring)
-
-    def progress(done, total, mean, seconds):
-        print(f"{done:>8,} / {total:,} games   mean so far {mean:7.2f}   {seconds:7.0f} s", flush=True)
-
-    summary = refit_on_search(points, args.games, args.chunk, seed=args.seed, scale=args.scale, workers=args.workers,
-                              path=args.out, table=args.table, progress=None if args.json else progress)
+    check_output(args.out or weights_path(points), "--out")
+    announce_compiling(args)
+    with progress_bar(args, args.games, "game", "search refit") as bar:
+        summary = refit_on_search(points, args.games, args.chunk, seed=args.seed, scale=args.scale,
+                                  workers=args.workers, path=args.out, table=args.table,
+                                  progress=_chunk_progress(
+                                      args, bar, "{done:>8,} / {total:,} games   mean so far {mean:7.2f}   "
+                                                 "{seconds:7.0f} s"))
     emit_result(summary, args.json)
     return 0
 
@@ -284,5 +367,8 @@ def run_play(args) -> int:
     import gamut.experiments.squares_view  # noqa: F401  (registers the grid view)
     from gamut.experiments.terminal_play import PlaySession
 
-    PlaySession(_game(args.scoring), human=0, hint=args.hint, seed=args.seed).run()
+    game = _game(args.scoring)
+    check_agent_name(game, args.hint, "--hint")
+    announce_compiling(args, write=print)
+    PlaySession(game, human=0, hint=args.hint, seed=args.seed).run()
     return 0

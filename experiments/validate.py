@@ -1,0 +1,282 @@
+"""Checks every CLI subcommand runs on its input before doing any work.
+
+A bad value is refused with a message that names the flag and what is
+allowed, the command exits with status 2, and nothing is computed or written.
+Two kinds of check live here, shared by every subcommand:
+
+- argparse ``type=`` functions (:func:`whole`, :func:`real`, :func:`seed`,
+  :func:`memory_count`, :func:`output_file`, :func:`output_folder`,
+  :func:`input_file`), which argparse runs while parsing, so their message
+  comes out as ``argument --deals: ...``;
+- checks of values that depend on each other or on the game
+  (:func:`check_output`, :func:`load_game_flag`, :func:`check_agent`,
+  :func:`parse_options`), which raise ``ValueError`` starting with the flag;
+  the entry point turns that into exit status 2.
+
+:func:`harden_numbers` gives every remaining ``type=int`` flag the int64 range
+and every ``type=float`` flag a finite value, so no flag of any subcommand
+takes ``nan``, ``inf`` or an integer the kernels cannot hold.
+
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="demo")
+    >>> _ = parser.add_argument("--deals", type=whole(1))
+    >>> parser.parse_args(["--deals", "3"]).deals
+    3
+    >>> real()("1e3")
+    1000.0
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from pathlib import Path
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def whole(low: int = 0, high: int = INT64_MAX):
+    """argparse type: a whole number in ``low..high`` (default: non-negative int64)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except (TypeError, ValueError):
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected a whole number in {_span(low, high)}, got {text!r}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def real(low: float | None = None, high: float | None = None, *, above: bool = False):
+    """argparse type: a finite number, at least ``low`` (above it when ``above``) and at most ``high``."""
+    if low is None:
+        wanted = "a finite number" if high is None else f"a finite number <= {high:g}"
+    else:
+        wanted = f"a finite number {'>' if above else '>='} {low:g}"
+        if high is not None:
+            wanted += f" and <= {high:g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except (TypeError, ValueError):
+            value = math.nan
+        fits = math.isfinite(value) and (low is None or value > low or (value == low and not above)) \
+            and (high is None or value <= high)
+        if not fits:
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+seed = whole(0, INT64_MAX)
+"""argparse type: a seed, a whole number in 0..2**63-1 (what the kernels hold as int64)."""
+
+
+def physical_memory() -> int | None:
+    """Bytes of physical memory of this machine, or None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _bytes(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1024 or unit == "PB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1024
+    raise AssertionError("unreachable")
+
+
+def memory_count(bytes_each: int, low: int = 1):
+    """argparse type: a count of items held in memory at once, ``bytes_each`` bytes per item.
+
+    Refuses a count whose arrays need more than this machine's physical memory,
+    naming the largest count that fits.
+    """
+
+    def parse(text: str) -> int:
+        value = whole(low)(text)
+        total = physical_memory()
+        if total is not None and value * bytes_each > total:
+            raise argparse.ArgumentTypeError(
+                f"{value:,} needs about {_bytes(value * bytes_each)} of memory ({bytes_each:,} bytes each) "
+                f"and this machine has {_bytes(total)}: use at most {total // bytes_each:,}")
+        return value
+
+    parse.__name__ = "count"
+    return parse
+
+
+def _span(low: int, high: int) -> str:
+    if high == INT64_MAX:
+        return f"{low}..2**63-1"
+    return f"{low}..{high}"
+
+
+def output_problem(path: str | os.PathLike, folder: bool = False) -> str | None:
+    """Why ``path`` cannot be written (as a file, or a folder when ``folder``), or None if it can.
+
+    Nothing is created: a missing parent folder is fine when the nearest
+    existing one is a folder this process may write in (the commands create
+    the rest).
+    """
+    if str(path) == "":
+        return "is empty"
+    target = Path(path)
+    if target.exists():
+        if folder and not target.is_dir():
+            return "is a file, not a folder"
+        if not folder and target.is_dir():
+            return "is a folder, not a file"
+        if not os.access(target, os.W_OK | (os.X_OK if folder else 0)):
+            return "is not writable"
+        return None
+    ancestor = target.absolute().parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        return f"cannot be created: {ancestor} is a file, not a folder"
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        return f"cannot be created: the folder {ancestor} is not writable"
+    return None
+
+
+def output_file(text: str) -> str:
+    """argparse type: a file path this process can write (checked, not created)."""
+    problem = output_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"output file {text!r} {problem}")
+    return text
+
+
+output_file.__name__ = "output file"
+
+
+def output_folder(text: str) -> str:
+    """argparse type: a folder path this process can write in, or ``''`` (write nothing)."""
+    if text == "":
+        return text
+    problem = output_problem(text, folder=True)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"output folder {text!r} {problem}")
+    return text
+
+
+output_folder.__name__ = "output folder"
+
+
+def input_file(text: str) -> str:
+    """argparse type: an existing, readable file."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is {'a folder, not a file' if path.is_dir() else 'not an existing file'}")
+    if not os.access(path, os.R_OK):
+        raise argparse.ArgumentTypeError(f"{text!r} is not readable")
+    return text
+
+
+input_file.__name__ = "input file"
+
+
+def check_output(path: str | os.PathLike | None, flag: str) -> None:
+    """Raise ValueError naming ``flag`` when ``path`` (a default or a given path) cannot be written."""
+    if path is not None:
+        problem = output_problem(path)
+        if problem is not None:
+            raise ValueError(f"{flag}: output file {str(path)!r} {problem}")
+
+
+def harden_numbers(parser: argparse.ArgumentParser) -> None:
+    """Give every ``type=int`` flag of ``parser`` and its subparsers the int64 range, every ``type=float`` a finite value.
+
+    Flags with a narrower type of this module keep it; this pass only closes
+    what plain ``int`` and ``float`` let through (``nan``, ``inf``, integers
+    beyond int64).
+    """
+    for action in parser._actions:
+        if action.type is int:
+            action.type = whole(INT64_MIN, INT64_MAX)
+        elif action.type is float:
+            action.type = real()
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                harden_numbers(sub)
+
+
+def load_game_flag(text, flag: str):
+    """The pyspiel game of ``text``; ValueError starting with ``flag`` (one line) when it does not load."""
+    from gamut.envs.loading import load_game
+
+    try:
+        return load_game(text)
+    except ValueError as err:
+        raise ValueError(f"{flag}: {err}") from None
+
+
+def parse_value(text: str, flag: str, pair: str):
+    """An option value as typed: true/false, a whole number, a finite number, or else the text."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        value = int(text)
+    except ValueError:
+        pass
+    else:
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ValueError(f"{flag} {pair!r}: {text} is outside the int64 range")
+        return value
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    if not math.isfinite(value):
+        raise ValueError(f"{flag} {pair!r}: expected a finite number, got {text!r}")
+    return value
+
+
+def parse_options(pairs: list[str], flag: str) -> dict:
+    """``["iterations=500", "policy=learned"]`` -> ``{"iterations": 500, "policy": "learned"}``.
+
+    Values are true/false, whole numbers, finite numbers or text; a pair
+    without ``=`` or a key given twice is refused naming ``flag``.
+    """
+    options = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"{flag} takes NAME=VALUE, got {pair!r}")
+        if key in options:
+            raise ValueError(f"{flag} gives {key!r} twice")
+        options[key] = parse_value(text, flag, pair)
+    return options
+
+
+def check_agent(game, name: str, flag: str, options: dict | None = None, player: int = 0, seed: int = 0):
+    """Build agent ``name`` with ``options`` for ``game``, so an unknown name or option fails before any play.
+
+    Returns the bot; a ValueError starts with ``flag`` and lists the valid names or options.
+    """
+    from gamut.solvers.bots import make_bot
+
+    try:
+        return make_bot(game, name, player, seed, **(options or {}))
+    except ValueError as err:
+        raise ValueError(f"{flag}: {err}") from None
+
+
+def check_agent_name(game, name: str | None, flag: str) -> None:
+    """Refuse an agent name the registry does not know for ``game`` (None: the command's default)."""
+    from gamut.solvers.bots import bot_names
+
+    if name is not None and name not in bot_names(game):
+        raise ValueError(f"{flag}: unknown agent {name!r} for {game}; available: {', '.join(bot_names(game))}")
