@@ -25,6 +25,7 @@ BENCHMARKS = {
     "hands": "gamut.benchmarks.hands",
     "poker_squares": "gamut.benchmarks.poker_squares",
     "poke_mccfr": "gamut.benchmarks.poke_mccfr",
+    "vector": "gamut.benchmarks.vector",
 }
 
 
