@@ -158,3 +158,33 @@ def test_bad_actions_and_reset_arguments_raise_and_change_nothing():
     fresh.reset()
     fresh.step(np.array([0, taken]))
     np.testing.assert_array_equal(env.step(np.array([1, 2]))[0], fresh.step(np.array([1, 2]))[0])
+
+
+@pytest.mark.parametrize("game_string", ONE_PLAYER)
+def test_final_info_of_every_game_holds_the_returns_of_the_games_that_ended(game_string):
+    env = make_gym_vector(game_string, num_envs=4, seed=6)
+    keeps_final_obs = getattr(env.batched, "final_obs_buf", None) is not None
+    obs, info = env.reset()
+    policy = game_streams(7, 4)
+    actions = np.zeros(4, np.int64)
+    ended = 0
+    while ended < 8:
+        random_legal_actions(info["action_mask"], policy, actions)
+        obs, rewards, terminated, _, info = env.step(actions)
+        if terminated.any():
+            ended += int(terminated.sum())
+            np.testing.assert_array_equal(info["_final_info"], terminated)
+            np.testing.assert_array_equal(info["final_info"]["returns"], rewards)
+            assert not info["final_info"]["action_mask"].any()
+            assert ("final_obs" in info) == keeps_final_obs
+
+
+def test_gymnasium_info_to_list_wrapper_reads_the_info_row_by_row():
+    env = gymnasium.wrappers.vector.DictInfoToList(make_gym_vector("poker_squares", num_envs=3, seed=1))
+    obs, infos = env.reset()
+    assert len(infos) == 3 and all(info["action_mask"].shape == (25,) for info in infos)
+    for _ in range(K.NUM_CELLS):
+        obs, rewards, terminated, _, infos = env.step(np.array([np.flatnonzero(i["action_mask"])[0] for i in infos]))
+    assert terminated.all()
+    for row, info in enumerate(infos):
+        assert info["final_info"]["returns"] == rewards[row] and info["final_obs"].shape == (606,)
