@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pyspiel
 import pytest
@@ -209,3 +212,13 @@ def test_options_and_bounds():
         PokerSquaresVector("kuhn_poker", 2)
     with pytest.raises(RuntimeError, match="reset"):
         make_vector("poker_squares", 2).step(np.zeros(2, np.int64))
+
+
+def test_the_pages_batched_environment_example_runs(capsys):
+    page = (Path(__file__).resolve().parent.parent / "docs" / "games" / "poker_squares.md").read_text()
+    section = page.split("## Batched environment", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) == 1
+    exec(compile(blocks[0], "poker_squares.md", "exec"), {})
+    count, mean = capsys.readouterr().out.split()
+    assert int(count) >= 256 and 0 <= float(mean) <= 300
