@@ -13,7 +13,7 @@ import pytest
 import gamut.envs.palace_poker.game  # noqa: F401  (registers palace_poker)
 from gamut.benchmarks import palace_poker as bench
 from gamut.envs.cards import parse_card
-from gamut.envs.palace_poker import encoding, rollout
+from gamut.envs.palace_poker import rollout, tensors
 from gamut.envs.palace_poker import layout as L
 from gamut.envs.palace_poker.game import DEFAULT_PARAMS, GAME_VERSION, check_params
 from gamut.envs.versions import game_versions
@@ -167,7 +167,7 @@ def test_tensor_views_and_values():
     rng = np.random.default_rng(2)
     for perfect_recall in (False, True):
         observer = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=perfect_recall))
-        names = [name for name, _ in encoding.tensor_blocks(4, perfect_recall)]
+        names = [name for name, _ in tensors.tensor_blocks(4, perfect_recall)]
         assert list(observer.dict) == names
         for _ in range(20):
             state = random_state(game, rng, 12, stay_bias=0.5, max_moves=120)
@@ -176,7 +176,9 @@ def test_tensor_views_and_values():
                 cards = observer.dict["cards"]
                 assert cards.sum(axis=1).max() <= 1  # one known location at most
                 assert observer.dict["observer"][p] == 1 and observer.dict["observer"].sum() == 1
-                assert observer.dict["contribution"].sum() == state.state[L.S_CONTRIB:L.S_CONTRIB + 4].sum()
+                np.testing.assert_allclose(observer.dict["contribution"] * 200.0,
+                                           state.state[L.S_CONTRIB:L.S_CONTRIB + 4], rtol=1e-6)
+                assert observer.tensor.min() >= 0.0 and observer.tensor.max() <= 1.0
                 own = np.flatnonzero(state.state[L.S_LOC:L.S_LOC + 52] == L.LOC_PALACE + p)
                 assert cards[own, 3 + 4 + p].all()
                 if perfect_recall:

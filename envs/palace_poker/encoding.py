@@ -9,41 +9,11 @@ location is *known* to seat ``p`` when it is in ``state[S_PUBLIC]`` (seen by
 all since the palaces were dealt) or in ``state[S_KNOWN + p]`` (``p``'s own
 palace cards and palaces shown to ``p``); other cards read as unknown.
 
-Tensor layout (``n`` players; absolute seats; every block in this order)
------------------------------------------------------------------------
-==================  ============  =========================================
-name                size          content
-==================  ============  =========================================
-``observer``        n             one-hot seat of the observer
-``to_move``         n             one-hot seat to act (zeros at chance/end)
-``phase``           7             one-hot ``PH_*`` phase
-``in_hand``         n             1 if the seat is still in the hand
-``quiet``           n             1 if the seat only stayed/discarded since
-                                  the last buy or bet
-``stack``           n             chips behind
-``contribution``    n             chips put in the pot
-``cards``           52 x (3+3n)   per card one-hot known location: draw pile,
-                                  discard pile, set aside, banner of seat q
-                                  (n), palace of q (n), soldier of q (n);
-                                  all zero = unknown to the observer
-``attacker``        n             one-hot attacker of the current battle
-``defender``        n             one-hot defender of the current battle
-``battle``          2             chips to call, raises made in the battle
-``discard_phase``   5             one-hot kind (buy, paid, take), last
-                                  discarded card id + 1 (0 = none), cards
-                                  discarded in this phase
-``piles``           4             turns taken, draw pile size, discard pile
-                                  size, reshuffles of the discard pile
-==================  ============  =========================================
-
-The information-state tensor appends ``action_counts`` (``n x 5``: per seat
-the stays, buys, discards, bets and raises made so far). It is a fixed-size
-summary, not a perfect-recall record (a hand can last ``max_turns`` turns);
-the information-state *string* is the perfect-recall key.
-
-Worked example (2 players): sizes are 2+2+7+2+2+2+2+52*9+2+2+2+5+4 = 502 for
-the observation and 502 + 10 = 512 for the information state; seat 1's own
-palace card ``As`` (id 51) sets ``cards[51, 3 + 2 + 1]`` (palace of seat 1).
+Tensors
+-------
+The observation and information-state tensors (layout, scaling into
+``[0, 1]``) are written by ``gamut.envs.palace_poker.tensors.write_tensor``;
+the observer below calls it.
 """
 
 from __future__ import annotations
@@ -55,6 +25,7 @@ from gamut.envs.cards import card_str, cards_str
 from gamut.envs.hands import HAND_TABLE
 from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import layout as L
+from gamut.envs.palace_poker.tensors import tensor_blocks, write_tensor
 
 PHASE_NAMES = ("banners", "palaces", "turn", "buy", "discard", "battle", "over")
 END_NAMES = ("", "last player", "same banner suit", "tied battle of the last two", "quiet round",
@@ -62,63 +33,9 @@ END_NAMES = ("", "last player", "same banner suit", "tied battle of the last two
 COUNT_NAMES = ("stays", "buys", "discards", "bets", "raises")
 
 
-def tensor_blocks(n: int, perfect_recall: bool) -> list[tuple[str, tuple[int, ...]]]:
-    """Names and shapes of the tensor blocks in layout order (see the module doc)."""
-    blocks = [
-        ("observer", (n,)), ("to_move", (n,)), ("phase", (L.NUM_PHASES,)), ("in_hand", (n,)),
-        ("quiet", (n,)), ("stack", (n,)), ("contribution", (n,)), ("cards", (L.NUM_CARDS, 3 + 3 * n)),
-        ("attacker", (n,)), ("defender", (n,)), ("battle", (2,)), ("discard_phase", (5,)), ("piles", (4,)),
-    ]
-    if perfect_recall:
-        blocks.append(("action_counts", (n, L.NUM_COUNTS)))
-    return blocks
-
-
 def known_mask(state: np.ndarray, player: int, private: bool = True) -> int:
     """Bitmask of the cards whose location ``player`` knows (``private=False``: public knowledge only)."""
     return int(state[L.S_PUBLIC]) | (int(state[L.S_KNOWN + player]) if private else 0)
-
-
-def fill_tensor(views: dict, state: np.ndarray, cfg: np.ndarray, player: int, private: bool = True) -> None:
-    """Write ``state`` as seen by ``player`` into the named ``views`` (already zeroed).
-
-    ``private=False`` leaves out what only ``player`` knows (their palace and
-    palaces shown to them).
-    """
-    n = int(cfg[L.C_PLAYERS])
-    views["observer"][player] = 1
-    mover = int(K.current_player(state))
-    if mover >= 0:
-        views["to_move"][mover] = 1
-    views["phase"][int(state[L.S_PHASE])] = 1
-    for q in range(n):
-        views["in_hand"][q] = (state[L.S_IN] >> q) & 1
-        views["quiet"][q] = (state[L.S_QUIET] >> q) & 1
-    views["stack"][:] = state[L.S_STACK:L.S_STACK + n]
-    views["contribution"][:] = state[L.S_CONTRIB:L.S_CONTRIB + n]
-    known = known_mask(state, player, private)
-    for c in range(L.NUM_CARDS):
-        if (known >> c) & 1:
-            loc = int(state[L.S_LOC + c])
-            if loc < L.LOC_BANNER:
-                column = loc
-            else:
-                kind, seat = divmod(loc - L.LOC_BANNER, L.MAX_PLAYERS)
-                column = 3 + kind * n + seat
-            views["cards"][c, column] = 1
-    if state[L.S_PHASE] == L.PH_BATTLE:
-        views["attacker"][int(state[L.S_ATTACKER])] = 1
-        views["defender"][int(state[L.S_DEFENDER])] = 1
-        views["battle"][:] = (state[L.S_TO_CALL], state[L.S_RAISES])
-    if state[L.S_PHASE] == L.PH_DISCARD:
-        views["discard_phase"][int(state[L.S_DISC_KIND])] = 1
-        views["discard_phase"][3] = state[L.S_DISC_LAST] + 1
-        views["discard_phase"][4] = state[L.S_DISC_COUNT]
-    views["piles"][:] = (state[L.S_TURNS], K.count_at(state, L.LOC_DRAW),
-                         K.count_at(state, L.LOC_DISCARD), state[L.S_RESHUFFLES])
-    if "action_counts" in views:
-        counts = state[L.S_COUNTS:L.S_COUNTS + L.NUM_COUNTS * L.MAX_PLAYERS]
-        views["action_counts"][:] = counts.reshape(L.MAX_PLAYERS, L.NUM_COUNTS)[:n]
 
 
 def action_to_string(state: np.ndarray, cfg: np.ndarray, player: int, action: int) -> str:
@@ -244,7 +161,7 @@ def state_string(state: np.ndarray, cfg: np.ndarray) -> str:
 
 
 class PalacePokerObserver:
-    """pyspiel observer: ``tensor`` (float32) with named views ``dict``; see the module doc."""
+    """pyspiel observer: ``tensor`` (float32) with named views ``dict`` (layout in ``tensors``)."""
 
     def __init__(self, iig_obs_type, cfg: np.ndarray):
         self.cfg = cfg
@@ -261,8 +178,7 @@ class PalacePokerObserver:
 
     def set_from(self, state, player):
         """Write ``state`` as seen by ``player`` into ``tensor`` (in place)."""
-        self.tensor.fill(0)
-        fill_tensor(self.dict, state.state, self.cfg, player, self.private)
+        write_tensor(state.state, self.cfg, player, self.private, self.perfect_recall, self.tensor)
 
     def string_from(self, state, player):
         """Information-state string (perfect recall) or observation string."""
