@@ -60,9 +60,9 @@ class RefPoke:
     """The whole match: ``legal()``, ``apply(action)``, ``returns()`` like the kernels."""
 
     def __init__(self, num_ranks, num_suits, hand_size, mode="deal", trick_unit="card", max_deals=100,
-                 trick_value=0.0):
+                 trick_value=0.0, follow="must_beat"):
         self.deck = set(deck(num_ranks, num_suits).tolist())
-        self.h, self.mode, self.unit = hand_size, mode, trick_unit
+        self.h, self.mode, self.unit, self.follow = hand_size, mode, trick_unit, follow
         self.max_deals, self.trick_value = max_deals, trick_value
         self.max_draw = min(3, hand_size - 1)
         self.above, self.below, self.games = [0, 0], [0, 0], [0, 0]
@@ -110,7 +110,16 @@ class RefPoke:
                 if self.lead is not None and size != len(self.lead):
                     continue
                 out.append(base + sum(1 << i for i in combo))
+        if self.lead is not None and self.follow == "must_beat":
+            # A follower who can beat must beat; only one who cannot throws off.
+            beating = [a for a in out if reply_beats(self.lead, self.cards_of(p, a - base))]
+            if beating:
+                out = beating
         return sorted(out)
+
+    def cards_of(self, p, slots):
+        """Cards of ``p``'s poker-hand slots in the bitmask ``slots``."""
+        return [c for i, c in enumerate(sorted(self.hands[p])) if slots >> i & 1]
 
     def apply(self, a):
         if a not in self.legal():

@@ -13,7 +13,6 @@ import pytest
 import gamut.envs.poke.game  # noqa: F401  (registers poke with pyspiel)
 from gamut.envs.cards import card_str, parse_card
 from gamut.envs.poke import kernels as K
-from gamut.envs.poke.encoding import Layout
 from gamut.envs.poke.game import DEFAULT_PARAMS, SMALL_EXACT_PARAMS, check_params
 
 SMALL = dict(num_ranks=3, num_suits=2, hand_size=2)  # Qc Qd Kc Kd Ac Ad
@@ -36,7 +35,7 @@ def play(state, *moves):
 def _pieces(tensor, perfect_recall=False):
     """Named views of a full-deck observation (or information-state) tensor."""
     out, start = {}, 0
-    for name, shape in Layout(13, 4, 5).pieces(perfect_recall, private=True):
+    for name, shape in pyspiel.load_game("poke").layout.pieces(perfect_recall, private=True):
         size = int(np.prod(shape))
         out[name] = np.asarray(tensor[start:start + size]).reshape(shape)
         start += size
@@ -155,6 +154,39 @@ def test_leader_wins_equal_ranks_and_equal_hands_score_nothing():
     assert state.returns() == [250.0, -250.0]
 
 
+def _names(state):
+    return sorted(state.action_to_string(state.current_player(), a) for a in state.legal_actions())
+
+
+def test_follower_who_can_beat_must_beat():
+    # P0 leads the Kc; P1 holds Qc and Ac. Under must_beat the ace is P1's only play.
+    for follow, replies in (("must_beat", ["play Ac"]), ("free", ["play Ac", "play Qc"])):
+        state = play(pyspiel.load_game("poke", dict(SMALL, follow=follow)).new_initial_state(),
+                     "Kc", "Ac", "Qd", "Qc", "stand", "stand", "play Kc")
+        assert _names(state) == replies
+    # A pair of sevens led against 9c 9d Jh Qh Ks: only the nines beat; free allows any two cards.
+    deal = ("7c", "9c", "7d", "9d", "2c", "Jh", "3c", "Qh", "4c", "Ks", "stand", "stand", "play 7c 7d")
+    beaten = play(pyspiel.load_game("poke").new_initial_state(), *deal)
+    assert _names(beaten) == ["play 9c 9d"]
+    free = play(pyspiel.load_game("poke", dict(follow="free")).new_initial_state(), *deal)
+    assert len(free.legal_actions()) == 10 and "play Jh Qh" in _names(free)
+    play(free, "play Jh Qh")  # a throw-off while able to beat: the leader wins the trick
+    assert free.state[K.S_TRICK_WINNER] == 0 and free.current_player() == 0
+
+
+def test_follower_who_cannot_beat_throws_off_anything():
+    # The pair of kings led against 9c 9d Jh Qh As: nothing beats, so any two cards may be thrown off.
+    deal = ("Kc", "9c", "Kd", "9d", "2c", "Jh", "3c", "Qh", "4c", "As", "stand", "stand", "play Kc Kd")
+    for follow in ("must_beat", "free"):
+        state = play(pyspiel.load_game("poke", dict(follow=follow)).new_initial_state(), *deal)
+        assert len(state.legal_actions()) == 10
+        play(state, "play 9c 9d")  # a lower pair: a throw-off
+        assert state.state[K.S_TRICK_WINNER] == 0
+        # The single 2c led back: every single of P1 beats it, so no card may be kept back under must_beat.
+        play(state, "play 2c")
+        assert _names(state) == ["play As", "play Jh", "play Qh"]
+
+
 SPLIT_DEAL = ("Ac", "Kc", "Qd", "Qc", "stand", "stand", "play Qd", "play Kc", "play Qc", "play Ac")
 
 
@@ -262,8 +294,12 @@ def test_small_exact_variant_tree_size():
     game = pyspiel.load_game("poke", SMALL_EXACT_PARAMS)
     counts = np.zeros(3, dtype=np.int64)
     _count_nodes(game, counts)
-    assert counts.tolist() == [49_896, 10_237, 146_736]  # terminal, chance, decision
-    assert counts.sum() == 206_869
+    assert counts.tolist() == [41_976, 10_237, 130_896]  # terminal, chance, decision
+    assert counts.sum() == 183_109
+    free = pyspiel.load_game("poke", dict(SMALL_EXACT_PARAMS, follow="free"))
+    counts[:] = 0
+    _count_nodes(free, counts)
+    assert counts.tolist() == [49_896, 10_237, 146_736]  # version 1's tree
 
 
 @numba.njit
@@ -297,7 +333,7 @@ def test_documented_tensor_layout_matches_the_game():
     rows = re.findall(r"^\| `(\w+)` \| (\d+)\.\.(\d+) \| (\d+) \|", text, re.M)
     documented = [(name, int(lo), int(hi), int(size)) for name, lo, hi, size in rows]
     expected, start = [], 0
-    for name, shape in Layout(13, 4, 5).pieces(perfect_recall=True, private=True):
+    for name, shape in pyspiel.load_game("poke").layout.pieces(perfect_recall=True, private=True):
         size = int(np.prod(shape))
         expected.append((name, start, start + size - 1, size))
         start += size
@@ -319,7 +355,7 @@ def test_cfr_plus_solves_the_small_exact_variant():
     from gamut.solvers.cfr.tabular import TabularCFR
 
     tree = extract_game(pyspiel.load_game("poke", SMALL_EXACT_PARAMS), report=None)
-    assert (tree.num_nodes, tree.num_infosets) == (206_869, 15_143)
+    assert (tree.num_nodes, tree.num_infosets) == (183_109, 13_355)
     solver = TabularCFR(tree, "cfr+")
     solver.run(500)
     assert exploitability(tree, solver.average_policy()) < 0.005  # measured 0.0026

@@ -9,14 +9,14 @@ import pytest
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke import rollout
 from gamut.envs.poke import showdown
-from gamut.envs.poke.game import MODES, TRICK_UNITS, check_params
+from gamut.envs.poke.game import FOLLOWS, MODES, TRICK_UNITS, check_params
 from tests.poke_reference import RefPoke, poker_points, reply_beats
 
 
 def _cfg(**params):
     p = check_params(params)
     return K.make_config(p["num_ranks"], p["num_suits"], p["hand_size"], MODES[p["mode"]],
-                         TRICK_UNITS[p["trick_unit"]], p["max_deals"])
+                         TRICK_UNITS[p["trick_unit"]], p["max_deals"], FOLLOWS[p["follow"]])
 
 
 @numba.njit(cache=True)
@@ -125,7 +125,7 @@ def _check_against_reference(params, num_matches, seed):
         st = np.zeros(K.STATE_SIZE, dtype=np.int64)
         K.init_state(st, cfg)
         ref = RefPoke(p["num_ranks"], p["num_suits"], p["hand_size"], p["mode"], p["trick_unit"],
-                      p["max_deals"], p["trick_value"])
+                      p["max_deals"], p["trick_value"], p["follow"])
         while True:
             assert K.current_player(st) == ref.player()
             if K.current_player(st) == K.TERMINAL_PLAYER:
@@ -149,9 +149,12 @@ def _check_against_reference(params, num_matches, seed):
 
 @pytest.mark.parametrize("params,num_matches", [
     (dict(num_ranks=3, num_suits=2, hand_size=2, trick_value=0.5), 1500),
+    (dict(num_ranks=3, num_suits=2, hand_size=2, follow="free"), 800),
     (dict(num_ranks=4, num_suits=3, hand_size=4, trick_unit="play"), 800),
+    (dict(num_ranks=4, num_suits=3, hand_size=4, follow="free"), 400),
     (dict(num_ranks=2, num_suits=1, hand_size=1), 200),
     (dict(), 1200),
+    (dict(follow="free"), 600),
 ])
 def test_random_deals_match_reference(params, num_matches):
     assert _check_against_reference(params, num_matches, seed=num_matches) >= 6 * num_matches

@@ -21,8 +21,12 @@ piece                     size         meaning
 ``drawing_over``          2            [me, opp] has finished drawing
 ``multipliers``           2 x 3        [me, opp] x one-hot of 1, 2, 4 points per trick
 ``scores``                9            my/opp tricks this deal, my/opp below,
-                                       my/opp above, my/opp games, deals done
+                                       my/opp above, my/opp games, deals done,
+                                       each divided by its highest value
+                                       (``game.score_maxima``)
 ========================  ===========  =========================================
+
+Every entry lies in [0, 1].
 
 The information-state tensor (perfect recall within the deal) appends:
 
@@ -69,8 +73,9 @@ def mask_str(mask: int) -> str:
 class Layout:
     """Sizes and card indexing of the tensors for one deck and hand size."""
 
-    def __init__(self, num_ranks: int, num_suits: int, hand_size: int):
+    def __init__(self, num_ranks: int, num_suits: int, hand_size: int, score_maxima: np.ndarray):
         self.deck = deck(num_ranks, num_suits)
+        self.score_maxima = np.asarray(score_maxima, dtype=np.float64)
         self.num_cards = len(self.deck)
         self.hand_size = hand_size
         # Bit c of a mask -> tensor index: a (52,) lookup, -1 outside the deck.
@@ -189,9 +194,9 @@ def write_tensor(views: dict, layout: Layout, st: np.ndarray, player: int) -> No
             views["draws"][who, k, bin(st[K.S_DISC + 3 * p + k]).count("1")] = 1.0
         views["drawing_over"][who] = float(drawing_over(st, p))
         views["multipliers"][who, K.trick_multiplier(st, p).bit_length() - 1] = 1.0
-    views["scores"][:] = [st[K.S_TRICKS + me], st[K.S_TRICKS + opp], st[K.S_BELOW + me], st[K.S_BELOW + opp],
-                          st[K.S_ABOVE + me], st[K.S_ABOVE + opp], st[K.S_GAMES + me], st[K.S_GAMES + opp],
-                          st[K.S_DEALS_DONE]]
+    scores = [st[K.S_TRICKS + me], st[K.S_TRICKS + opp], st[K.S_BELOW + me], st[K.S_BELOW + opp],
+              st[K.S_ABOVE + me], st[K.S_ABOVE + opp], st[K.S_GAMES + me], st[K.S_GAMES + opp], st[K.S_DEALS_DONE]]
+    views["scores"][:] = np.asarray(scores, dtype=np.float64) / layout.score_maxima
     if "tricks" not in views:
         return
     if "my_dealt" in views:

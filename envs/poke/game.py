@@ -23,13 +23,15 @@ from gamut.envs.legality import require_legal
 from gamut.envs.poke import encoding
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.resample import resample
+from gamut.envs.serialization import deserialize_state, serialize_state
 from gamut.envs.versions import record_game_version
 
 GAME_NAME = "poke"
-GAME_VERSION = 1
+GAME_VERSION = 2
 
 MODES = {"deal": K.MODE_DEAL, "game": K.MODE_GAME, "rubber": K.MODE_RUBBER}
 TRICK_UNITS = {"card": K.UNIT_CARD, "play": K.UNIT_PLAY}
+FOLLOWS = {"must_beat": K.FOLLOW_MUST_BEAT, "free": K.FOLLOW_FREE}
 DEFAULT_PARAMS = {
     "mode": "deal",
     "num_ranks": 13,
@@ -38,6 +40,7 @@ DEFAULT_PARAMS = {
     "trick_unit": "card",
     "trick_value": 0.0,
     "max_deals": 100,
+    "follow": "must_beat",
 }
 # The small exact variant: 6 cards (Q, K, A in two suits), hands of two,
 # one deal. Its tree size is documented in docs/games/poke.md and checked in tests.
@@ -64,6 +67,8 @@ def check_params(params: dict) -> dict:
         raise ValueError(f"mode={p['mode']!r} is not one of {sorted(MODES)}")
     if p["trick_unit"] not in TRICK_UNITS:
         raise ValueError(f"trick_unit={p['trick_unit']!r} is not one of {sorted(TRICK_UNITS)}")
+    if p["follow"] not in FOLLOWS:
+        raise ValueError(f"follow={p['follow']!r} is not one of {sorted(FOLLOWS)}")
     for name, lo, hi in (("num_ranks", 2, 13), ("num_suits", 1, 4), ("hand_size", 1, 5)):
         if isinstance(p[name], bool) or not isinstance(p[name], (int, np.integer)) or not lo <= p[name] <= hi:
             raise ValueError(f"{name}={p[name]!r} must be an integer in {lo}..{hi}")
@@ -107,22 +112,49 @@ def _game_type() -> pyspiel.GameType:
     )
 
 
+def deals_at_most(p: dict) -> int:
+    """Deals a match of checked parameters ``p`` can last: 1 in ``deal`` mode, else ``max_deals``."""
+    return 1 if p["mode"] == "deal" else p["max_deals"]
+
+
+def above_at_most(p: dict) -> int:
+    """Highest above-the-line score of one player in a match of checked parameters ``p``.
+
+    Per deal at most a sweep plus the best hand the deck allows; plus the game
+    bonus (``game``) or two game bonuses and the clean rubber bonus (``rubber``).
+    """
+    per_deal = K.SWEEP_BONUS + max_hand_points(p["hand_size"], p["num_suits"], p["num_ranks"])
+    bonus = {"deal": 0, "game": K.GAME_BONUS,
+             "rubber": K.GAMES_TO_WIN_RUBBER * K.GAME_BONUS + K.RUBBER_BONUS_CLEAN}[p["mode"]]
+    return deals_at_most(p) * per_deal + bonus
+
+
+def score_maxima(p: dict) -> np.ndarray:
+    """``float64 (9,)``: the divisors of the tensors' ``scores`` piece, each that entry's highest value.
+
+    Tricks of a deal: ``hand_size``; below the line: 4 points per trick for
+    every deal; above the line: ``above_at_most``; games won: 2; deals done:
+    ``deals_at_most``. Worked example, ``poke()``: ``[5, 5, 20, 20, 1250,
+    1250, 2, 2, 1]``.
+    """
+    h, deals, above = p["hand_size"], deals_at_most(p), above_at_most(p)
+    below = deals * 4 * h  # a player's below-the-line score never exceeds 4 per trick of every deal
+    return np.array([h, h, below, below, above, above, K.GAMES_TO_WIN_RUBBER, K.GAMES_TO_WIN_RUBBER, deals],
+                    dtype=np.float64)
+
+
 def _game_info(p: dict) -> pyspiel.GameInfo:
     h = p["hand_size"]
     # One deal: the non-dealer makes at most 2 draw decisions (draw, draw), the
     # dealer at most 3 (draw, draw, draw or draw, draw, stand), and each of at
     # most h tricks takes 2 plays.
     per_deal_moves = K.NONDEALER_DRAWS + K.DEALER_DRAWS + 2 * h
-    # Above the line one deal gives a player at most a sweep plus the best hand;
-    # below the line at most h tricks at 4 points each.
-    per_deal_above = K.SWEEP_BONUS + max_hand_points(h, p["num_suits"], p["num_ranks"])
+    deals = deals_at_most(p)
+    # Above the line a player gains at most above_at_most; in deal mode the
+    # return adds trick_value times at most h tricks at 4 points each.
+    bound = above_at_most(p)
     if p["mode"] == "deal":
-        deals = 1
-        bound = per_deal_above + abs(float(p["trick_value"])) * 4 * h
-    else:
-        deals = p["max_deals"]
-        bonus = K.GAME_BONUS if p["mode"] == "game" else 2 * K.GAME_BONUS + K.RUBBER_BONUS_CLEAN
-        bound = deals * per_deal_above + bonus
+        bound += abs(float(p["trick_value"])) * 4 * h
     return pyspiel.GameInfo(
         num_distinct_actions=2 << h,  # 2**h draw ids (0 = stand) + 2**h play ids
         max_chance_outcomes=52,  # outcomes are card ids 0..51
@@ -141,10 +173,14 @@ class PokeGame(pyspiel.Game):
         p = check_params(dict(params or {}))
         self.params = p
         self.cfg = K.make_config(p["num_ranks"], p["num_suits"], p["hand_size"], MODES[p["mode"]],
-                                 TRICK_UNITS[p["trick_unit"]], p["max_deals"])
+                                 TRICK_UNITS[p["trick_unit"]], p["max_deals"], FOLLOWS[p["follow"]])
         self.trick_value = float(p["trick_value"])
-        self.layout = encoding.Layout(p["num_ranks"], p["num_suits"], p["hand_size"])
+        self.layout = encoding.Layout(p["num_ranks"], p["num_suits"], p["hand_size"], score_maxima(p))
         super().__init__(_game_type(), _game_info(p), p)
+
+    def deserialize_state(self, text):
+        """The state saved by ``state.serialize()``, rebuilt by replay and checked (no pickle)."""
+        return deserialize_state(text, self)
 
     def new_initial_state(self):
         return PokeState(self)
@@ -163,6 +199,10 @@ class PokeState(pyspiel.State):
         self.trick_value = game.trick_value
         self.state = np.zeros(K.STATE_SIZE, dtype=np.int64)
         K.init_state(self.state, self.cfg)
+
+    def serialize(self):
+        """Game string and action history as plain text (``gamut.envs.serialization``); no pickle."""
+        return serialize_state(self)
 
     def current_player(self):
         return int(K.current_player(self.state))
@@ -202,7 +242,9 @@ class PokeState(pyspiel.State):
         return encoding.state_string(self.state, self.cfg)
 
 
-# Documented variants (docs/games/poke.md): the full deal, the small exact variant, a game, a rubber.
-VARIANTS = ("poke()", "poke(hand_size=2,num_ranks=3,num_suits=2)", "poke(mode=game)", "poke(mode=rubber)")
+# Documented variants (docs/games/poke.md): the full deal, the small exact variant, a game, a rubber,
+# and the free-follow deal of version 1's rule.
+VARIANTS = ("poke()", "poke(hand_size=2,num_ranks=3,num_suits=2)", "poke(mode=game)", "poke(mode=rubber)",
+            "poke(follow=free)")
 record_game_version(GAME_NAME, GAME_VERSION, VARIANTS)
 pyspiel.register_game(_game_type(), PokeGame)

@@ -1,8 +1,8 @@
 """Poke rules as Numba kernels on one small ``int64`` state array.
 
-These kernels are the one implementation of the rules of
-``/work/shared/rules/poke.md``: dealing, the draw phase with doubling, trick
-play, scoring of a deal, games and rubbers. ``gamut.envs.poke.game`` wraps them for
+These kernels are the one implementation of the rules stated in
+``docs/games/poke.md``: dealing, the draw phase with doubling, trick play,
+scoring of a deal, games and rubbers. ``gamut.envs.poke.game`` wraps them for
 pyspiel, ``gamut.envs.poke.rollout`` plays random matches with them in compiled
 loops; solvers may call them directly.
 
@@ -41,6 +41,7 @@ from gamut.envs.poke import showdown
 # --- parameters -------------------------------------------------------------
 MODE_DEAL, MODE_GAME, MODE_RUBBER = 0, 1, 2
 UNIT_CARD, UNIT_PLAY = 0, 1
+FOLLOW_MUST_BEAT, FOLLOW_FREE = 0, 1
 
 C_NUM_RANKS = 0
 C_NUM_SUITS = 1
@@ -50,7 +51,8 @@ C_TRICK_UNIT = 4
 C_MAX_DEALS = 5
 C_MAX_DRAW = 6  # min(3, hand_size - 1) cards per draw
 C_DECK = 7  # bitmask of the cards in the deck
-CFG_SIZE = 8
+C_FOLLOW = 8  # FOLLOW_MUST_BEAT: a follower who can beat must; FOLLOW_FREE: may also throw off
+CFG_SIZE = 9
 
 # --- rules constants --------------------------------------------------------
 MAX_HAND_SIZE = 5
@@ -60,6 +62,7 @@ DEALER_DRAWS = 3  # free draw, draw (doubles), draw (redoubles)
 SWEEP_BONUS = 250
 GAME_TARGET = 20  # below-the-line points that end a game
 GAME_BONUS = 100
+GAMES_TO_WIN_RUBBER = 2
 RUBBER_BONUS_CLEAN = 750  # the loser won no game
 RUBBER_BONUS_CONTESTED = 500  # the loser won one game
 STAND = 0
@@ -216,7 +219,10 @@ def current_player(state):
 def legal_actions(state, cfg, out):
     """Write the sorted legal actions into ``out`` (``int64``, ``(2 * 2**hand_size,)``).
 
-    Returns how many were written (0 at chance and terminal nodes).
+    Returns how many were written (0 at chance and terminal nodes). A follower
+    plays as many cards as were led; under ``FOLLOW_MUST_BEAT`` only the plays
+    that beat the lead (``beats``) are legal when there is one, and any plays
+    of that size otherwise.
     """
     phase = state[S_PHASE]
     if phase != PH_DRAW and phase != PH_TRICK:
@@ -236,38 +242,55 @@ def legal_actions(state, cfg, out):
     p = current_player(state)
     hand = state[S_HAND + p]
     played = state[S_PLAYED + p]
-    # Free slots and, 4 bits per slot, the rank of each slot's card.
+    # Free slots and, 6 bits per slot, the card id in each slot.
     free = 0
-    ranks = 0
+    slot_cards = np.int64(0)
     rest = hand
     for i in range(h):
         c = lowest_card(rest)
         rest &= rest - 1
-        ranks |= (c >> 2) << (4 * i)
+        slot_cards |= c << (6 * i)
         if not (played >> c) & 1:
             free |= 1 << i
     lead = state[S_LEAD + state[S_TRICK]]
-    lead_size = popcount(lead)
+    if lead != 0:
+        lead_size = popcount(lead)
+        must_beat = cfg[C_FOLLOW] == FOLLOW_MUST_BEAT
+        found_beat = False
+        for m in range(1, base):
+            if m & ~free or popcount(m) != lead_size:
+                continue
+            if must_beat:
+                if beats(lead, _slot_mask_cards(slot_cards, m)):
+                    if not found_beat:
+                        # The first beating play: the throw-offs listed so far are not legal.
+                        found_beat = True
+                        n = 0
+                elif found_beat:
+                    continue
+            out[n] = base + m
+            n += 1
+        return n
     for m in range(1, base):
-        if m & ~free:
+        if m & ~free or popcount(m) > MAX_SET:
             continue
-        size = popcount(m)
-        if lead != 0:
-            if size == lead_size:
-                out[n] = base + m
-                n += 1
-            continue
-        if size > MAX_SET:
-            continue
-        first = (ranks >> (4 * lowest_card(m))) & 15
-        same = True
-        for i in range(h):
-            if (m >> i) & 1 and (ranks >> (4 * i)) & 15 != first:
-                same = False
-        if same:
+        if set_rank(_slot_mask_cards(slot_cards, m)) >= 0:
             out[n] = base + m
             n += 1
     return n
+
+
+@numba.njit(cache=True)
+def _slot_mask_cards(slot_cards, slots):
+    # Card mask of the slots in `slots`, card ids packed 6 bits per slot in `slot_cards`.
+    out = np.int64(0)
+    i = 0
+    while slots:
+        if slots & 1:
+            out |= np.int64(1) << ((slot_cards >> (6 * i)) & 63)
+        slots >>= 1
+        i += 1
+    return out
 
 
 @numba.njit(cache=True)
@@ -357,7 +380,7 @@ def _settle_deal(state, cfg):
         if mode == MODE_GAME:
             state[S_PHASE] = PH_OVER
             return
-        if state[S_GAMES + w] == 2:
+        if state[S_GAMES + w] == GAMES_TO_WIN_RUBBER:
             if state[S_GAMES + 1 - w] == 0:
                 state[S_ABOVE + w] += RUBBER_BONUS_CLEAN
             else:
@@ -461,7 +484,7 @@ def returns(state, cfg, trick_value, out):
 
 
 def make_config(num_ranks: int, num_suits: int, hand_size: int, mode: int, trick_unit: int,
-                max_deals: int) -> np.ndarray:
+                max_deals: int, follow: int = FOLLOW_MUST_BEAT) -> np.ndarray:
     """Parameter array ``cfg`` (``int64``, ``(CFG_SIZE,)``) for the kernels; arguments are checked by the game."""
     cfg = np.zeros(CFG_SIZE, dtype=np.int64)
     cfg[C_NUM_RANKS] = num_ranks
@@ -471,5 +494,6 @@ def make_config(num_ranks: int, num_suits: int, hand_size: int, mode: int, trick
     cfg[C_TRICK_UNIT] = trick_unit
     cfg[C_MAX_DEALS] = max_deals
     cfg[C_MAX_DRAW] = min(3, hand_size - 1)
+    cfg[C_FOLLOW] = follow
     cfg[C_DECK] = int(np.bitwise_or.reduce(np.left_shift(np.int64(1), deck(num_ranks, num_suits))))
     return cfg

@@ -7,7 +7,12 @@ rest of the current deal afresh:
 * the opponent's hidden cards now held or thrown off, and the cards the
   opponent discarded, are drawn without replacement from the cards the player
   has not seen; a throw-off is drawn among the cards that do not beat the lead
-  it answered (a beating reply would have won and lain face up);
+  it answered (a beating reply would have won and lain face up). Under
+  ``follow=must_beat`` a throw-off also shows that the opponent could not beat
+  at all: after a single throw-off over a lead of rank ``r``, every card the
+  opponent still held then has rank ``r`` or lower, so its later hidden cards
+  are drawn below that rank; an assignment whose replay is not legal for the
+  kernels (a set the opponent could have beaten with) is drawn again;
 * working backwards through the opponent's draws, the cards drawn at each draw
   are a random subset of the hand after it, and the hand before it gets that
   draw's discards; the hand before the first draw is the opponent's deal.
@@ -29,6 +34,7 @@ from gamut.envs.poke.encoding import mask_cards
 # Random assignments tried before falling back to the actual cards of the deal;
 # only positions with several set throw-offs over a nearly exhausted deck fail.
 MAX_ATTEMPTS = 100
+ACE = 12  # rank index (card id >> 2) of the highest rank: no cap
 
 
 def _bits(cards) -> int:
@@ -42,6 +48,12 @@ def _take(pool: list[int], n: int, rng: np.random.Generator) -> list[int]:
     """Remove and return ``n`` random cards of ``pool``."""
     picks = sorted(rng.choice(len(pool), size=n, replace=False).tolist(), reverse=True)
     return [pool.pop(i) for i in picks]
+
+
+def _take_among(pool: list[int], among: list[int], n: int, rng: np.random.Generator) -> list[int]:
+    """Remove and return ``n`` random cards of ``pool`` at the ascending positions ``among``."""
+    picks = sorted(rng.choice(len(among), size=n, replace=False).tolist(), reverse=True)
+    return [pool.pop(among[i]) for i in picks]
 
 
 def _hidden_assignment(st: np.ndarray, cfg: np.ndarray, player: int, rng: np.random.Generator):
@@ -68,30 +80,41 @@ def _hidden_assignment(st: np.ndarray, cfg: np.ndarray, player: int, rng: np.ran
                 throw_tricks.append(t)
     pool = mask_cards(int(cfg[K.C_DECK]) & ~seen & ~known)
     held = int(st[K.S_DEALT + opp]) if st[K.S_PHASE] == K.PH_DEAL else int(st[K.S_HAND + opp])
+    must_beat = cfg[K.C_FOLLOW] == K.FOLLOW_MUST_BEAT
+    # Highest rank a hidden card may have: after a single throw-off under must_beat,
+    # every card the opponent still held has at most the rank of the lead it answered.
+    caps = {}
+    cap = ACE
+    for t in sorted(throw_tricks):
+        lead = int(st[K.S_LEAD + t])
+        own = K.lowest_card(lead) >> 2 if K.popcount(lead) == 1 else ACE
+        caps[t] = min(cap, own)
+        if must_beat:
+            cap = caps[t]
     throw_offs = {}
-    # Single throw-offs first, lowest lead first: their candidate sets are nested
-    # (cards of rank <= the lead), so this greedy order cannot strand a later one.
-    throw_tricks.sort(key=lambda t: (K.popcount(st[K.S_LEAD + t]) > 1, K.lowest_card(st[K.S_LEAD + t]) >> 2))
+    # Most constrained first (lowest cap, singles before sets): the candidate sets of
+    # single throw-offs are nested (cards of rank <= a cap), so this greedy order
+    # cannot strand a later one.
+    throw_tricks.sort(key=lambda t: (caps[t], K.popcount(st[K.S_LEAD + t]) > 1,
+                                     K.lowest_card(st[K.S_LEAD + t]) >> 2))
     for t in throw_tricks:
         lead = int(st[K.S_LEAD + t])
         size = K.popcount(lead)
+        low = [i for i, c in enumerate(pool) if c >> 2 <= caps[t]]
+        if len(low) < size:
+            return None
         if size == 1:
-            lead_rank = K.lowest_card(lead) >> 2
-            low = [i for i, c in enumerate(pool) if c >> 2 <= lead_rank]
-            if not low:
-                return None
             throw_offs[t] = [pool.pop(low[int(rng.integers(len(low)))])]
             continue
-        if len(pool) < size:
-            return None
-        cards = _take(pool, size, rng)
+        cards = _take_among(pool, low, size, rng)
         if K.beats(lead, _bits(cards)):
             return None
         throw_offs[t] = cards
     num_hidden = K.popcount(held) - K.popcount(known) - sum(len(v) for v in throw_offs.values())
-    if num_hidden > len(pool):
+    low = [i for i, c in enumerate(pool) if c >> 2 <= cap]
+    if num_hidden > len(low):
         return None
-    hand = mask_cards(known) + [c for v in throw_offs.values() for c in v] + _take(pool, num_hidden, rng)
+    hand = mask_cards(known) + [c for v in throw_offs.values() for c in v] + _take_among(pool, low, num_hidden, rng)
     draws = []
     for k in reversed(range(int(st[K.S_NDRAWS + opp]))):
         num_discarded = K.popcount(st[K.S_DISC + 3 * opp + k])
@@ -107,12 +130,17 @@ def _hidden_assignment(st: np.ndarray, cfg: np.ndarray, player: int, rng: np.ran
     return rng.permutation(hand).tolist(), draws, throw_offs
 
 
-def _deal_actions(game, deal_actions: list[int], st: np.ndarray, player: int, assignment) -> list[int]:
-    """The current deal's actions with the opponent's cards replaced by ``assignment``."""
+def _deal_actions(game, deal_actions: list[int], st: np.ndarray, player: int, assignment) -> list[int] | None:
+    """The current deal's actions with the opponent's cards replaced by ``assignment``.
+
+    None when one of the opponent's replayed plays is not legal for the kernels
+    (under ``follow=must_beat``: a throw-off where the assigned cards could beat).
+    """
     cfg = game.cfg
     dealt, draws, throw_offs = assignment
     dealt, drawn_queue = list(dealt), [list(drawn) for _, drawn in draws]
     base = 1 << int(cfg[K.C_HAND_SIZE])
+    legal = np.empty(2 * base, dtype=np.int64)
     replay = np.zeros(K.STATE_SIZE, dtype=np.int64)
     replay[:] = st
     # Rewind the deal: keep the score sheet and the dealer, clear the deal fields.
@@ -143,6 +171,8 @@ def _deal_actions(game, deal_actions: list[int], st: np.ndarray, player: int, as
             else:
                 cards = K.slots_to_cards(st[K.S_HAND + mover], action - base)
             new = base + K.cards_to_slots(replay[K.S_HAND + mover], cards)
+            if new not in legal[:K.legal_actions(replay, cfg, legal)]:
+                return None
         out.append(int(new))
         K.apply_action(replay, cfg, int(new))
     return out
@@ -168,8 +198,9 @@ def resample(state, player: int, probability_sampler):
     new_deal = deal_actions
     for _ in range(MAX_ATTEMPTS):
         assignment = _hidden_assignment(st, game.cfg, player, rng)
-        if assignment is not None:
-            new_deal = _deal_actions(game, deal_actions, st, player, assignment)
+        replayed = None if assignment is None else _deal_actions(game, deal_actions, st, player, assignment)
+        if replayed is not None:
+            new_deal = replayed
             break
     fresh = game.new_initial_state()
     for action in history[:len(history) - len(deal_actions)] + new_deal:

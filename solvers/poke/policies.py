@@ -40,9 +40,9 @@ CFR_ITERATIONS = 1000
 _NO_PARAMS = np.zeros(5, dtype=np.int64)
 
 
-def small_game_string(trick_value: float = DEFAULT_TRICK_VALUE) -> str:
-    """The small exact deal (``gamut.envs.poke.game.SMALL_EXACT_PARAMS``) with ``trick_value``."""
-    params = {**SMALL_EXACT_PARAMS, "trick_value": float(trick_value)}
+def small_game_string(trick_value: float = DEFAULT_TRICK_VALUE, follow: str = "must_beat") -> str:
+    """The small exact deal (``gamut.envs.poke.game.SMALL_EXACT_PARAMS``) with ``trick_value`` and ``follow``."""
+    params = {**SMALL_EXACT_PARAMS, "trick_value": float(trick_value), "follow": follow}
     return str(pyspiel.load_game("poke", params))
 
 
@@ -57,7 +57,7 @@ def deal_game_for(game: pyspiel.Game, trick_value: float) -> pyspiel.Game:
     p = game.params
     return pyspiel.load_game("poke", {"mode": "deal", "num_ranks": p["num_ranks"], "num_suits": p["num_suits"],
                                       "hand_size": p["hand_size"], "trick_unit": p["trick_unit"],
-                                      "trick_value": float(trick_value)})
+                                      "follow": p["follow"], "trick_value": float(trick_value)})
 
 
 def current_deal(deal_game: pyspiel.Game, state: pyspiel.State, player: int) -> tuple[pyspiel.State, int]:
@@ -98,16 +98,17 @@ def save_policy(path, strategy: TabularStrategy) -> Path:
     return path
 
 
-def cfr_policy_path(trick_value: float) -> Path:
-    return RESULTS / f"cfr_small_tv{trick_value:g}.npz"
+def cfr_policy_path(trick_value: float, follow: str = "must_beat") -> Path:
+    """Cached policy file of the small deal: ``cfr_small_tv34.npz``, or ``cfr_small_tv34_free.npz`` for ``follow=free``."""
+    return RESULTS / f"cfr_small_tv{trick_value:g}{'' if follow == 'must_beat' else '_' + follow}.npz"
 
 
-def cfr_strategy(trick_value: float = DEFAULT_TRICK_VALUE) -> TabularStrategy:
-    """The cached CFR+ policy of the small deal with ``trick_value``, solved and written if missing."""
-    path = cfr_policy_path(trick_value)
+def cfr_strategy(trick_value: float = DEFAULT_TRICK_VALUE, follow: str = "must_beat") -> TabularStrategy:
+    """The cached CFR+ policy of the small deal with ``trick_value`` and ``follow``, solved and written if missing."""
+    path = cfr_policy_path(trick_value, follow)
     if path.exists():
         return load_strategy(path)
-    strategy = solve_small(small_game_string(trick_value))
+    strategy = solve_small(small_game_string(trick_value, follow))
     save_policy(path, strategy)
     return strategy
 
@@ -115,9 +116,10 @@ def cfr_strategy(trick_value: float = DEFAULT_TRICK_VALUE) -> TabularStrategy:
 def make_cfr_bot(game: pyspiel.Game, player: int, seed: int, trick_value: float) -> StrategyBot:
     """Registry factory: the small deal's CFR+ policy, for any mode of the small deck."""
     deal_game = deal_game_for(game, trick_value)
-    strategy = cfr_strategy(trick_value)
+    follow = game.params["follow"]
+    strategy = cfr_strategy(trick_value, follow)
     if strategy.game_string != str(deal_game):
-        raise ValueError(f"the cfr agent plays the small deck {small_game_string(trick_value)} (any mode); "
+        raise ValueError(f"the cfr agent plays the small deck {small_game_string(trick_value, follow)} (any mode); "
                          f"got {game}")
 
     def key(state, seat):

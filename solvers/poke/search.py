@@ -116,7 +116,8 @@ def candidate_actions(state, cfg, out):
     Returns how many. Draws: stand, or for each count ``k`` the keep rule's
     ``k`` discards (``heuristic.discard_cards``) or the ``k`` lowest cards.
     Leads: every legal lead. Replies: the cheapest beating play of each rank
-    that beats, and the lowest cards as a throw-off. Suits never matter in
+    that beats, and the lowest cards as a throw-off when the kernels allow it
+    (under ``follow=must_beat`` only when nothing beats). Suits never matter in
     tricks, so replies of one rank differ only in name; every candidate is a
     legal action, and the heuristic's choice is always among them.
     """
@@ -147,8 +148,24 @@ def candidate_actions(state, cfg, out):
             if K.popcount(same) >= size:
                 n = _add_cards(hand, lowest_cards(same, size), base, out, n)
         n = _add_cards(hand, lowest_cards(free, size), base, out, n)
+        n = _keep_legal(state, cfg, out, n)
     out[:n].sort()
     return n
+
+
+@numba.njit(cache=True)
+def _keep_legal(state, cfg, out, n):
+    # Drop the candidates the kernels do not allow (a throw-off where the rules make the follower beat).
+    legal = np.empty(2 << cfg[K.C_HAND_SIZE], dtype=np.int64)
+    count = K.legal_actions(state, cfg, legal)
+    kept = 0
+    for i in range(n):
+        for j in range(count):
+            if legal[j] == out[i]:
+                out[kept] = out[i]
+                kept += 1
+                break
+    return kept
 
 
 class _DealGame:
