@@ -4,20 +4,32 @@ A backend takes a list of trial tasks and yields each finished trial's record
 as soon as it is done, in completion order. The record depends only on the
 task (module, params, spec, seed), never on the backend or the worker, so the
 same seeds give the same tables everywhere.
+
+The runner calls ``open()`` before it touches any results (a Ray cluster that
+cannot be reached fails there, within :data:`CONNECT_TIMEOUT` seconds) and
+``close()`` when done. Local worker processes die with the process that
+started them, however it ends (``kill -9`` included).
 """
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import multiprocessing
 import os
+import re
+import signal
+import socket
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 
 BACKENDS = ("local", "ray")
+CONNECT_TIMEOUT = 10.0  # seconds to reach a Ray cluster's head before giving up
+_PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
@@ -52,18 +64,45 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def _die_with_parent(parent: int) -> None:
+    """Worker initializer: end this worker as soon as ``parent`` (the run) is gone.
+
+    On Linux the kernel sends SIGKILL when the parent dies (``PR_SET_PDEATHSIG``),
+    even inside a long compiled kernel that holds the GIL; elsewhere a daemon
+    thread notices the worker was re-parented.
+    """
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    # Covers a parent that died before prctl took effect, and systems without prctl.
+    threading.Thread(target=watch, daemon=True, name="watch-parent").start()
+
+
 class LocalBackend:
     """Worker processes on this machine (``workers=1`` runs trials in this process)."""
 
     name = "local"
 
     def __init__(self, workers: int | None = None):
-        if workers is not None and workers < 1:
-            raise ValueError(f"workers must be >= 1, got {workers}")
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+            raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
         self.workers = workers or default_workers()
 
     def describe(self) -> dict:
         return {"name": self.name, "workers": self.workers}
+
+    def open(self) -> None:
+        """Nothing to connect to."""
+
+    def close(self) -> None:
+        """Workers are shut down by ``run``."""
 
     def run(self, tasks: list[TrialTask]) -> Iterator[dict]:
         if self.workers == 1 or len(tasks) <= 1:
@@ -72,7 +111,8 @@ class LocalBackend:
             return
         # Spawned workers start clean (no inherited threads or Numba state) and import what they need.
         context = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)), mp_context=context)
+        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)), mp_context=context,
+                                   initializer=_die_with_parent, initargs=(os.getpid(),))
         try:
             pending = {pool.submit(execute_trial, task) for task in tasks}
             while pending:
@@ -83,28 +123,63 @@ class LocalBackend:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
+def parse_ray_address(address: str) -> tuple[str, int]:
+    """``HOST:PORT`` or ``ray://HOST:PORT`` -> ``(host, port)``; anything else is a ValueError.
+
+    Examples
+    --------
+    >>> parse_ray_address("10.0.0.5:6379")
+    ('10.0.0.5', 6379)
+    >>> parse_ray_address("ray://head:10001")
+    ('head', 10001)
+    """
+    match = re.fullmatch(r"(?:ray://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})", str(address))
+    port = int(match.group(2)) if match else 0
+    if not match or not 1 <= port <= 65535:
+        raise ValueError(f"--address {address!r} is not a Ray address; expected HOST:PORT or ray://HOST:PORT "
+                         "with a port in 1..65535 (e.g. 127.0.0.1:6379)")
+    return match.group(1).strip("[]"), port
+
+
 class RayBackend:
     """Ray tasks, one per trial, on a cluster at ``address`` or on a local instance started here."""
 
     name = "ray"
 
     def __init__(self, address: str | None = None, workers: int | None = None):
+        if address is not None:
+            parse_ray_address(address)
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+            raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
         self.address = address
         self.workers = workers
+        self._started_here = False
 
     def describe(self) -> dict:
         return {"name": self.name, "address": self.address, "workers": self.workers}
 
-    def run(self, tasks: list[TrialTask]) -> Iterator[dict]:
+    def open(self) -> None:
+        """Join the cluster (or start a local instance); an unreachable address fails within seconds."""
         try:
             import ray
         except ImportError:
             raise ValueError("the ray backend needs Ray: pip install 'gamut[ray]'") from None
-        started_here = not ray.is_initialized()
-        if started_here:
-            # Workers see this interpreter's import path, so experiment modules outside the
-            # installed packages (e.g. a user's own) import there too.
-            python_path = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
+        if ray.is_initialized():
+            return
+        if self.address is not None:
+            host, port = parse_ray_address(self.address)
+            # Ray itself retries an unreachable head for minutes: check the port answers first.
+            try:
+                socket.create_connection((host, port), timeout=CONNECT_TIMEOUT).close()
+            except OSError as err:
+                raise ValueError(
+                    f"cannot reach a Ray cluster at --address {self.address} within {CONNECT_TIMEOUT:g} s "
+                    f"({err.strerror or err}); start one with `ray start --head --port={port}` or fix the address"
+                ) from None
+        # Workers see this interpreter's import path, so experiment modules outside the
+        # installed packages (e.g. a user's own) import there too.
+        python_path = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
+        try:
             ray.init(
                 address=self.address,
                 num_cpus=self.workers if self.address is None else None,
@@ -112,6 +187,20 @@ class RayBackend:
                 log_to_driver=False,
                 runtime_env={"env_vars": {"PYTHONPATH": python_path}},
             )
+        except (ConnectionError, RuntimeError, TimeoutError) as err:
+            raise ValueError(f"cannot join a Ray cluster at --address {self.address}: {err}") from None
+        self._started_here = True
+
+    def close(self) -> None:
+        if self._started_here:
+            import ray
+
+            ray.shutdown()
+            self._started_here = False
+
+    def run(self, tasks: list[TrialTask]) -> Iterator[dict]:
+        import ray
+
         remote_trial = ray.remote(num_cpus=1)(execute_trial)
         refs = [remote_trial.remote(task) for task in tasks]
         try:
@@ -121,8 +210,6 @@ class RayBackend:
         finally:
             for ref in refs:
                 ray.cancel(ref, force=True)
-            if started_here:
-                ray.shutdown()
 
 
 def make_backend(name: str, address: str | None = None, workers: int | None = None):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -101,6 +102,8 @@ def _check_type(expected, value):
         return expected(value)
     if expected is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if expected is float and isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"expected a finite number, got {value!r}")
     if isinstance(value, bool) and expected is not bool:
         raise ValueError(f"expected {expected.__name__}, got {value!r}")
     if not isinstance(value, expected):
@@ -148,11 +151,19 @@ def load_config(
         raw = tomllib.loads(path.read_text())
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a directory; give the path of a TOML file") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"config file {path} cannot be read: {err}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
     for field in ("experiment", "params"):
         if field not in raw:
             raise ConfigError(f"{path}: missing field {field!r}")
+    for table in ("params", "quick"):
+        if table in raw and not isinstance(raw[table], dict):
+            raise ConfigError(f"{path}: {table!r} must be a table ([{table}] with one field per line), "
+                              f"got {type(raw[table]).__name__} {raw[table]!r}")
     unknown = sorted(set(raw) - {"experiment", "description", "params", "quick"})
     if unknown:
         raise ConfigError(f"{path}: unknown top-level field {unknown[0]!r}")

@@ -33,6 +33,7 @@ two agents are scored on the same deals (common random numbers).
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -55,6 +56,9 @@ EXPERIMENTS: dict[str, str] = {
 }
 
 _REQUIRED = ("NAME", "VERSION", "PARAMS", "run_trial", "summarize")
+_MODULE_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
+# An experiment's NAME is its results folder: one plain path component.
+_FOLDER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 
 
 def trial_seed(base_seed: int, stream: int) -> int:
@@ -115,9 +119,10 @@ class Experiment:
 def resolve_module(name: str) -> ModuleType:
     """The module of a registered experiment name or of a dotted module path."""
     module_name = EXPERIMENTS.get(name, name)
-    if name not in EXPERIMENTS and "." not in name:
+    if name not in EXPERIMENTS and not _MODULE_PATH.fullmatch(str(name)):
         known = ", ".join(EXPERIMENTS) or "(none registered)"
-        raise ConfigError(f"unknown experiment {name!r}; registered experiments: {known}")
+        raise ConfigError(f"unknown experiment {name!r}; registered experiments: {known} "
+                          "(or a dotted module path such as mypackage.my_experiment, with --config)")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as err:
@@ -125,6 +130,9 @@ def resolve_module(name: str) -> ModuleType:
     missing = [attr for attr in _REQUIRED if not hasattr(module, attr)]
     if missing:
         raise ConfigError(f"experiment module {module_name!r} lacks {', '.join(missing)}")
+    if not isinstance(module.NAME, str) or not _FOLDER_NAME.fullmatch(module.NAME):
+        raise ConfigError(f"experiment module {module_name!r}: NAME {module.NAME!r} must be letters, digits, "
+                          "'_' and '-' (it names the results folder)")
     return module
 
 

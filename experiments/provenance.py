@@ -1,9 +1,14 @@
-"""Where a result came from: toolkit and game versions, git commit, machine."""
+"""Where a result came from: toolkit and game versions, git commit, machine, code fingerprint."""
 
 from __future__ import annotations
 
+import ast
+import functools
+import hashlib
+import importlib.util
 import os
 import platform
+import re
 import subprocess
 from importlib.metadata import version
 from pathlib import Path
@@ -52,3 +57,200 @@ def machine() -> dict:
         "python": platform.python_version(),
         "platform": platform.platform(),
     }
+
+
+# The runner's own modules decide where results go, not what they are: they are left out of code fingerprints.
+RUNNER_MODULES = frozenset({
+    "gamut.experiments.backends", "gamut.experiments.config", "gamut.experiments.experiment",
+    "gamut.experiments.provenance", "gamut.experiments.report", "gamut.experiments.runner",
+    "gamut.experiments.store",
+})
+
+
+_DOTTED = re.compile(r"gamut(\.[A-Za-z_]\w*)+")
+
+
+def source_hash(source: str) -> str:
+    """Hash of a module's code: comments, docstrings and layout do not count.
+
+    Examples
+    --------
+    >>> source_hash("def f():\\n    '''Doc.'''\\n    return 1  # one") == source_hash("def f(): return 1")
+    True
+    >>> source_hash("def f(): return 1") == source_hash("def f(): return 2")
+    False
+    """
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+        # The toolkit's folders were once installed as top-level packages (``envs`` for ``gamut.envs``):
+        # the same code under either name hashes alike, so older results compare with today's code.
+        if isinstance(node, ast.ImportFrom) and node.module:
+            node.module = _unprefixed(node.module)
+        elif isinstance(node, ast.alias):
+            node.name = _unprefixed(node.name)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            node.value = _unprefixed(node.value)
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
+
+
+def _unprefixed(name: str) -> str:
+    return name.removeprefix("gamut.") if _DOTTED.fullmatch(name) else name
+
+
+@functools.lru_cache(maxsize=None)
+def _module_file(name: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    return Path(spec.origin)
+
+
+def _imported_toolkit_modules(name: str, path: Path) -> set[str]:
+    """``gamut.*`` modules a module's source imports anywhere (function-level and by-name imports included)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{parent}.{base}" if base else parent
+            found.add(base)
+            # ``from gamut.x import y`` names a module or something defined in gamut.x.
+            found.update(f"{base}.{alias.name}" for alias in node.names if _module_file(f"{base}.{alias.name}"))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _DOTTED.fullmatch(node.value):
+            # Modules imported by name at run time (registries such as gamut.solvers.agents).
+            if _module_file(node.value):
+                found.add(node.value)
+    toolkit = set()
+    for module in found:
+        parts = module.split(".")
+        # Importing a.b.c runs the packages a.b and a too.
+        toolkit.update(".".join(parts[:i]) for i in range(2, len(parts) + 1) if parts[0] == "gamut")
+    return toolkit
+
+
+def code_fingerprint(module_name: str) -> dict[str, str]:
+    """Source hash of an experiment's trial module and of every toolkit module it imports, transitively.
+
+    Returns ``{module name: source_hash}``, sorted by name; the runner's own
+    modules (:data:`RUNNER_MODULES`) are left out. A result made by code with
+    the same fingerprint is reproduced by the code of today.
+    """
+    hashes: dict[str, str] = {}
+    todo = [module_name]
+    while todo:
+        name = todo.pop()
+        if name in hashes or name in RUNNER_MODULES:
+            continue
+        path = _module_file(name)
+        if path is None:
+            continue
+        hashes[name] = source_hash(path.read_text())
+        todo.extend(_imported_toolkit_modules(name, path) - hashes.keys())
+    return dict(sorted(hashes.items()))
+
+
+def _sources_at(commit: str, paths: dict[str, str]) -> dict[str, str | None] | None:
+    """Source of each module (by repository path) at ``commit``; None where absent, None overall without git."""
+    request = "".join(f"{commit}:{path}\n" for path in paths.values())
+    try:
+        out = subprocess.run(["git", "cat-file", "--batch"], cwd=REPO_ROOT, input=request.encode(),
+                             capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    sources: dict[str, str | None] = {}
+    position = 0
+    for name in paths:
+        end = out.index(b"\n", position)
+        header = out[position:end].split()
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            sources[name] = out[end + 1:end + 1 + size].decode(errors="replace")
+            position = end + 1 + size + 1
+        else:
+            sources[name] = None
+            position = end + 1
+    return sources
+
+
+def code_changed_since(commit: str, code_now: dict[str, str]) -> list[str] | None:
+    """Modules of ``code_now`` whose code differs at ``commit`` (for results that predate code fingerprints).
+
+    Returns None when the commit cannot be read (no git, or not in this clone).
+    """
+    paths = {}
+    for name in code_now:
+        path = _module_file(name)
+        if path is None or not path.is_relative_to(REPO_ROOT):
+            return None
+        paths[name] = path.relative_to(REPO_ROOT).as_posix()
+    sources = _sources_at(commit.removesuffix("-dirty"), paths)
+    if sources is None or all(source is None for source in sources.values()):
+        return None
+    changed = []
+    for name, source in sources.items():
+        try:
+            same = source is not None and source_hash(source) == code_now[name]
+        except SyntaxError:
+            same = False
+        if not same:
+            changed.append(name)
+    return changed
+
+
+def _modules_phrase(names: list[str], shown: int = 4) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def staleness(meta: dict, params: dict, version: int, code_now: dict[str, str]) -> list[str]:
+    """Why published results no longer match today's config and code; empty when they are fresh.
+
+    Parameters
+    ----------
+    meta : dict
+        The results' ``metadata.json``.
+    params, version :
+        Today's resolved config parameters and experiment ``VERSION``.
+    code_now : dict
+        Today's :func:`code_fingerprint` of the experiment's module.
+    """
+    reasons = []
+    config = meta.get("config") if isinstance(meta.get("config"), dict) else {}
+    old_params = config.get("params") if isinstance(config.get("params"), dict) else {}
+    changes = [f"{name}: {old_params.get(name, '<absent>')!r} -> {params.get(name, '<absent>')!r}"
+               for name in sorted(set(old_params) | set(params)) if old_params.get(name) != params.get(name)]
+    if changes:
+        reasons.append("config changed (" + "; ".join(changes) + ")")
+    if meta.get("experiment_version") != version:
+        reasons.append(f"made by an older toolkit (experiment version {meta.get('experiment_version')}, "
+                       f"now {version})")
+    recorded = meta.get("fingerprints", {}).get("code") if isinstance(meta.get("fingerprints"), dict) else None
+    if isinstance(recorded, dict):
+        changed = sorted(name for name in set(recorded) | set(code_now) if recorded.get(name) != code_now.get(name))
+        if changed:
+            reasons.append(f"code of {_modules_phrase(changed)} changed")
+        return reasons
+    commit = str(meta.get("git_commit") or "")
+    changed = code_changed_since(commit, code_now) if commit else None
+    if changed:
+        reasons.append(f"made by an older toolkit (no code fingerprint recorded; since its commit {commit[:12]}, "
+                       f"code of {_modules_phrase(changed)} changed)")
+    elif changed is None:
+        reasons.append(f"made by an older toolkit (no code fingerprint recorded, and its commit "
+                       f"{commit[:12] or '(none)'} cannot be read here)")
+    elif commit.endswith("-dirty"):
+        reasons.append(f"made by an older toolkit (no code fingerprint recorded; its commit {commit[:12]} has "
+                       "today's code, but the checkout had uncommitted changes)")
+    return reasons

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from gamut.experiments.store import METADATA, REPORT_FRAGMENT, results_dir
+from gamut.experiments.store import METADATA, REPORT_FRAGMENT, read_json, results_dir
 
 
 def write_report(experiments: list[str], profile: str, results_root: str | Path = "results") -> Path:
@@ -32,7 +31,7 @@ def write_report(experiments: list[str], profile: str, results_root: str | Path 
         if not (folder / METADATA).exists():
             lines += [f"No finished results: run `gamut run {name}{quick}`.", ""]
             continue
-        meta = json.loads((folder / METADATA).read_text())
+        meta = read_json(folder / METADATA)
         lines += [
             f"{meta['description']}",
             "",

@@ -1,14 +1,28 @@
-"""Run an experiment: check its config, fan trials out on a backend, store results.
+"""Run an experiment: check everything, fan trials out on a backend, publish results whole.
 
-Finished trials go to the journal as they finish, so a run that is interrupted
-(Ctrl-C, a kill, a lost machine) resumes with ``resume=True`` without losing
-or recomputing any of them. A run whose config changed since the journal was
-written refuses to resume and names the changed fields.
+Order of a run, so that bad input costs nothing and published results are
+never lost or mixed:
+
+1. the config (every field, then the experiment's ``validate`` hook, which
+   resolves agents and options against the registry and the game), the
+   arguments and the results root are checked, and the backend is opened (an
+   unreachable Ray cluster fails here);
+2. the results folder's lock is taken (one writer per folder; a second run
+   is refused, naming the first);
+3. trials run into the staging folder, each journalled as it finishes;
+4. the summary is written there, and the staging folder replaces the
+   published one in one step (:func:`gamut.experiments.store.publish`).
+
+A run that is interrupted (Ctrl-C, a kill, a lost machine) resumes with
+``resume=True`` without losing or recomputing any finished trial. A run whose
+config changed since the journal was written refuses to resume and names the
+changed fields, one per line.
 """
 
 from __future__ import annotations
 
-import json
+import os
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -21,12 +35,19 @@ from gamut.experiments.backends import TrialTask, make_backend
 from gamut.experiments.config import changed_fields
 from gamut.experiments.experiment import Experiment, load_experiment, trial_seed
 from gamut.experiments.store import (
+    JOURNAL,
     METADATA,
     REPORT_FRAGMENT,
     RUN_MANIFEST,
+    FolderLock,
     ResultsWriter,
     TrialJournal,
+    describe_owner,
+    publish,
+    read_json,
+    recover_interrupted_publish,
     results_dir,
+    staging_dir,
     trials_table,
     write_json,
 )
@@ -44,49 +65,88 @@ class RunSummary:
     wall_seconds: float
 
 
-def _prepare_folder(experiment: Experiment, folder: Path, resume: bool) -> dict[int, dict]:
-    """Make the results folder ready; returns the trials already finished (when resuming)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    journal = TrialJournal(folder)
-    fingerprint = experiment.fingerprint()
-    manifest_path = folder / RUN_MANIFEST
-    if resume and manifest_path.exists():
-        manifest = json.loads(manifest_path.read_text())
-        if manifest.get("fingerprint") != fingerprint or manifest.get("params") != experiment.config.params:
-            summary_only = experiment.summary_params
-            old_params = manifest.get("params", {})
-            new_params = experiment.config.params
-            changes = changed_fields({k: v for k, v in old_params.items() if k not in summary_only},
-                                     {k: v for k, v in new_params.items() if k not in summary_only})
-            if manifest.get("experiment_version") != experiment.version:
-                changes.append(f"experiment version: {manifest.get('experiment_version')} -> {experiment.version}")
-            if changes:
-                raise ValueError(
-                    f"cannot resume {experiment.name}: the config changed since its trials were run "
-                    f"({'; '.join(changes)}); run without --resume to start afresh"
-                )
-            # Only fields the summary reads changed: the finished trials stand, the summary is redone.
-            _write_manifest(manifest_path, experiment, fingerprint, manifest.get("started_utc"))
-        return journal.load()
-    journal.clear()
-    for stale in (METADATA, REPORT_FRAGMENT):
-        (folder / stale).unlink(missing_ok=True)
-    _write_manifest(manifest_path, experiment, fingerprint, None)
-    return {}
+def _check_writable(root: Path) -> None:
+    """The results root can be created and written; checked without creating anything."""
+    probe = root
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ValueError(f"--out {root}: {probe} is not a folder, so the results cannot be written under it")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {root}: {probe} is not writable")
 
 
-def _write_manifest(path: Path, experiment: Experiment, fingerprint: str, started_utc: str | None) -> None:
-    write_json(
-        path,
-        {
-            "experiment": experiment.name,
-            "experiment_version": experiment.version,
-            "profile": experiment.config.profile,
-            "fingerprint": fingerprint,
-            "params": experiment.config.params,
-            "started_utc": started_utc or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        },
-    )
+def _resume_refusal(experiment: Experiment, manifest: dict, source: Path) -> list[str]:
+    """The changes that decide trials between the journal's config and this one (empty: resumable)."""
+    old_params = manifest.get("params")
+    if not isinstance(old_params, dict):
+        raise ValueError(f"{source}: no 'params' object; run without --resume to start afresh")
+    summary_only = experiment.summary_params
+    changes = changed_fields({k: v for k, v in old_params.items() if k not in summary_only},
+                             {k: v for k, v in experiment.config.params.items() if k not in summary_only})
+    if manifest.get("experiment_version") != experiment.version:
+        changes.append(f"experiment version: {manifest.get('experiment_version')} -> {experiment.version}")
+    return changes
+
+
+def _prepare_staging(experiment: Experiment, folder: Path, resume: bool, code: dict[str, str]):
+    """A staging folder for this run, and the trials already finished there (when resuming).
+
+    Resuming continues an interrupted run's staging folder, or else the
+    journal of the published results (copied, never changed in place).
+    """
+    staging = staging_dir(folder)
+    source = None
+    if resume:
+        for candidate in (staging, folder):
+            if (candidate / RUN_MANIFEST).exists() and (candidate / JOURNAL).exists():
+                source = candidate
+                break
+    if source is None:
+        if (staging / JOURNAL).exists():
+            print(f"{experiment.name}: discarding the trials of an interrupted run in {staging} "
+                  "(use --resume to keep them)", file=sys.stderr)
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir()
+        manifest = _manifest(experiment, code, None)
+        write_json(staging / RUN_MANIFEST, manifest)
+        return staging, {}, manifest
+    manifest = read_json(source / RUN_MANIFEST)
+    changes = _resume_refusal(experiment, manifest, source / RUN_MANIFEST)
+    if changes:
+        raise ValueError(
+            f"cannot resume {experiment.name}: the config changed since its trials were run "
+            f"({source / RUN_MANIFEST}):\n" + "\n".join(f"  {change}" for change in changes)
+            + "\nrun without --resume to start afresh"
+        )
+    if source == folder:
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir()
+        shutil.copy2(folder / JOURNAL, staging / JOURNAL)
+    old_code = manifest.get("code") if isinstance(manifest.get("code"), dict) else {}
+    moved = sorted(name for name in set(old_code) | set(code) if old_code.get(name) != code.get(name))
+    if moved:
+        print(f"{experiment.name}: the code changed since the journal was started ({', '.join(moved[:5])}"
+              f"{', ...' if len(moved) > 5 else ''}); `gamut list` will mark these results stale",
+              file=sys.stderr)
+    # Only fields the summary reads may differ: the finished trials stand, the summary is redone.
+    manifest = _manifest(experiment, old_code, manifest.get("started_utc"))
+    write_json(staging / RUN_MANIFEST, manifest)
+    return staging, TrialJournal(staging).load(), manifest
+
+
+def _manifest(experiment: Experiment, code: dict[str, str], started_utc: str | None) -> dict:
+    return {
+        "experiment": experiment.name,
+        "experiment_version": experiment.version,
+        "profile": experiment.config.profile,
+        "fingerprint": experiment.fingerprint(),
+        "code": code,
+        "params": experiment.config.params,
+        "started_utc": started_utc or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
 
 
 def run_experiment(
@@ -127,52 +187,75 @@ def run_experiment(
     # The commit the trials run on, taken before this run writes its own (tracked) result files.
     commit = provenance.git_commit()
     experiment = load_experiment(name, profile, config_path)
-    runner = make_backend(backend, address, workers)
     specs = experiment.trial_specs()
+    runner = make_backend(backend, address, workers)
     folder = results_dir(results_root, experiment.name, profile)
-    finished = _prepare_folder(experiment, folder, resume)
+    _check_writable(folder.parent)
+    code = provenance.code_fingerprint(experiment.module.__name__)
+    runner.open()
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with FolderLock(folder) as lock:
+            if lock.stale_owner:
+                print(f"{experiment.name}: took over the stale lock {lock.path} of a run that died "
+                      f"({describe_owner(lock.stale_owner)})", file=sys.stderr)
+            recover_interrupted_publish(folder)
+            staging, finished, manifest = _prepare_staging(experiment, folder, resume, code)
+            records, ran = _run_trials(experiment, runner, specs, staging, finished, progress)
+            table = trials_table(records)
+            writer = ResultsWriter(staging)
+            writer.table("trials", table)
+            report = experiment.module.summarize(table, experiment.config.params, writer)
+            (staging / REPORT_FRAGMENT).write_text(report.rstrip() + "\n")
+            wall = time.perf_counter() - started
+            write_json(staging / METADATA,
+                       _metadata(experiment, runner, records, wall, writer.written, commit, manifest))
+            publish(staging, folder)
+    finally:
+        runner.close()
+    return RunSummary(experiment.name, folder, len(specs), len(records) - ran, ran, wall)
+
+
+def _run_trials(experiment: Experiment, runner, specs: list[dict], staging: Path, finished: dict[int, dict],
+                progress: bool) -> tuple[dict[int, dict], int]:
+    """Run every trial not yet finished, journalling each; returns all records and how many ran now."""
     base_seed = experiment.config.params["seed"]
-    finished = {trial: rec for trial, rec in finished.items() if trial in {s["trial"] for s in specs}}
+    wanted = {spec["trial"] for spec in specs}
+    records = {trial: rec for trial, rec in finished.items() if trial in wanted}
     tasks = [
         TrialTask(experiment.module.__name__, experiment.config.params, spec, trial_seed(base_seed, spec["stream"]))
         for spec in specs
-        if spec["trial"] not in finished
+        if spec["trial"] not in records
     ]
-    journal = TrialJournal(folder)
+    journal = TrialJournal(staging)
     bar = tqdm(
-        total=len(specs), initial=len(finished), unit="trial", desc=experiment.name,
+        total=len(specs), initial=len(records), unit="trial", desc=experiment.name,
         disable=not progress, file=sys.stderr, dynamic_ncols=True,
     )
-    records = dict(finished)
     try:
         for record in runner.run(tasks):
             journal.append(record)
             records[record["trial"]] = record
             bar.update(1)
     except KeyboardInterrupt:
-        bar.close()
         print(
-            f"{experiment.name}: interrupted with {len(records)} of {len(specs)} trials saved in {folder}; "
-            f"run again with --resume to finish",
+            f"{experiment.name}: interrupted with {len(records)} of {len(specs)} trials saved in {staging}; "
+            f"run again with --resume to finish (the published results are unchanged)",
             file=sys.stderr,
         )
         raise
-    bar.close()
-
-    table = trials_table(records)
-    writer = ResultsWriter(folder)
-    writer.table("trials", table)
-    report = experiment.module.summarize(table, experiment.config.params, writer)
-    (folder / REPORT_FRAGMENT).write_text(report.rstrip() + "\n")
-    wall = time.perf_counter() - started
-    write_json(folder / METADATA, _metadata(experiment, runner, records, wall, writer.written, commit))
-    return RunSummary(experiment.name, folder, len(specs), len(finished), len(tasks), wall)
+    finally:
+        bar.close()
+    return records, len(tasks)
 
 
 def _metadata(experiment: Experiment, runner, records: dict[int, dict], wall: float, files: list[str],
-              commit: str | None) -> dict:
+              commit: str | None, manifest: dict) -> dict:
     params = experiment.config.params
     return {
+        # What `gamut list` compares with today's config and code to call the results fresh or stale.
+        "fingerprints": {"config": manifest["fingerprint"], "code": manifest["code"],
+                         "summary_params": sorted(experiment.summary_params)},
         "experiment": experiment.name,
         "experiment_version": experiment.version,
         "description": experiment.config.description,

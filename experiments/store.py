@@ -13,12 +13,24 @@ Layout of ``results/<experiment>/`` (quick runs: ``results/quick/<experiment>/``
 A trial is finished once its journal line is on disk (one ``write`` of a whole
 line, flushed and fsynced); a line cut short by a kill is dropped on resume and
 that trial runs again.
+
+A run never writes into the published folder: it holds the folder's lock
+(``.<experiment>.lock`` beside it, see :class:`FolderLock`), works in the
+staging folder ``.<experiment>.partial`` and, once every trial is in and the
+summary is written, replaces the published folder by the staging one
+(:func:`publish`). A run that fails or is killed leaves the published results
+as they were; its staging folder is what ``--resume`` continues.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import shutil
+import socket
+import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -28,6 +40,8 @@ RUN_MANIFEST = "run.json"
 METADATA = "metadata.json"
 REPORT_FRAGMENT = "report.md"
 CSV_MAX_ROWS = 100_000
+# Files of a results folder that belong to the runner itself (the experiment's own are listed in metadata).
+RUNNER_FILES = frozenset({JOURNAL, RUN_MANIFEST, METADATA, REPORT_FRAGMENT, "trials.parquet", "trials.csv"})
 
 
 def results_dir(root: str | os.PathLike, experiment: str, profile: str) -> Path:
@@ -56,9 +70,11 @@ class TrialJournal:
         for number, line in enumerate(complete.decode().splitlines(), start=1):
             try:
                 record = json.loads(line)
-            except json.JSONDecodeError:
-                raise ValueError(f"{self.path}: line {number} is corrupt; delete the file to start afresh") from None
-            records[record["trial"]] = record
+                records[int(record["trial"])] = record
+            except (json.JSONDecodeError, TypeError, KeyError, ValueError):
+                raise ValueError(
+                    f"{self.path}: line {number} is not a trial record; run without --resume to start afresh"
+                ) from None
         return records
 
     def append(self, record: dict) -> None:
@@ -118,6 +134,146 @@ def write_json(path: Path, payload: dict) -> None:
     os.replace(tmp, path)
 
 
+def read_json(path: Path) -> dict:
+    """Read a JSON object the runner wrote; a damaged file is a ValueError naming it."""
+    try:
+        payload = json.loads(Path(path).read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path}: not valid JSON ({err}); delete it or run without --resume") from None
+    if not isinstance(payload, dict):
+        raise ValueError(f"{path}: expected a JSON object, found {type(payload).__name__}")
+    return payload
+
+
+def staging_dir(folder: Path) -> Path:
+    """Where a run of ``folder`` writes until it completes (a hidden sibling)."""
+    return folder.with_name(f".{folder.name}.partial")
+
+
+def _retired_dir(folder: Path) -> Path:
+    return folder.with_name(f".{folder.name}.old")
+
+
+class FolderLock:
+    """One writer per results folder: an exclusive ``flock`` on ``.<name>.lock`` beside it.
+
+    The lock file records its owner (pid, host, start time, command). The
+    kernel releases a ``flock`` when its process dies however it dies, so a
+    lock file whose lock is free was left by a dead run: it is taken over and
+    its former owner is named in :attr:`stale_owner`. A lock held by a live
+    run refuses with a ValueError naming that run.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp()) / "toy"
+    >>> with FolderLock(folder) as lock:
+    ...     FolderLock(folder).acquire()
+    Traceback (most recent call last):
+    ...
+    ValueError: ... is being written by another run (pid ...
+    """
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self.path = self.folder.with_name(f".{self.folder.name}.lock")
+        self.stale_owner: dict | None = None
+        self._fd: int | None = None
+
+    def acquire(self) -> FolderLock:
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                owner = _read_owner(fd)
+                os.close(fd)
+                raise ValueError(
+                    f"{self.folder} is being written by another run ({describe_owner(owner)}); "
+                    f"wait for it to finish or stop it (lock file {self.path})"
+                ) from None
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:
+                # The previous owner removed the file between our open and our lock: lock the new one.
+                os.close(fd)
+                continue
+            self.stale_owner = _read_owner(fd) or None
+            owner = {"pid": os.getpid(), "host": socket.gethostname(),
+                     "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                     "command": " ".join(sys.argv)}
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, (json.dumps(owner) + "\n").encode(), 0)
+            os.fsync(fd)
+            self._fd = fd
+            return self
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        self.path.unlink(missing_ok=True)
+        os.close(self._fd)
+        self._fd = None
+
+    def __enter__(self) -> FolderLock:
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def _read_owner(fd: int) -> dict:
+    try:
+        owner = json.loads(os.pread(fd, 4096, 0).decode() or "{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return {"unreadable": True}
+    return owner if isinstance(owner, dict) else {"unreadable": True}
+
+
+def describe_owner(owner: dict) -> str:
+    """``pid 123 on host vm since 2026-12-01T15:00:00Z: gamut run ...`` for lock messages."""
+    if not owner or owner.get("unreadable"):
+        return "owner not recorded"
+    text = f"pid {owner.get('pid')} on host {owner.get('host')} since {owner.get('started_utc')}"
+    return text + (f": {owner['command']}" if owner.get("command") else "")
+
+
+def recover_interrupted_publish(folder: Path) -> None:
+    """Finish what a :func:`publish` killed between its two renames left (call it holding the lock)."""
+    retired = _retired_dir(folder)
+    if retired.exists():
+        if folder.exists():
+            shutil.rmtree(retired)
+        else:
+            os.rename(retired, folder)
+
+
+def publish(staging: Path, folder: Path) -> None:
+    """Replace the published ``folder`` by the completed ``staging`` folder.
+
+    Files of the old folder that no run wrote (a hand-written README, data
+    the experiment reads) move into the new one. The swap is two renames on
+    one file system: readers see the old folder or the new one, never a mix;
+    a kill between the renames is repaired by :func:`recover_interrupted_publish`.
+    """
+    retired = _retired_dir(folder)
+    if folder.exists():
+        produced = set(RUNNER_FILES)
+        if (folder / METADATA).exists():
+            produced |= set(read_json(folder / METADATA).get("files", []))
+        for entry in folder.iterdir():
+            if entry.name not in produced and not (staging / entry.name).exists():
+                if entry.is_dir():
+                    shutil.copytree(entry, staging / entry.name)
+                else:
+                    shutil.copy2(entry, staging / entry.name)
+        os.rename(folder, retired)
+    os.rename(staging, folder)
+    shutil.rmtree(retired, ignore_errors=True)
+
+
 def markdown_table(frame: pd.DataFrame, float_format: str = "{:.4g}") -> str:
     """A DataFrame as a GitHub Markdown table (for REPORT.md)."""
     def cell(value):
@@ -148,4 +304,4 @@ def load_results(experiment: str, profile: str = "full", root: str | os.PathLike
             f"run `gamut run {experiment}{' --quick' if profile == 'quick' else ''}` first"
         )
     tables = {path.stem: pd.read_parquet(path) for path in sorted(folder.glob("*.parquet"))}
-    return {"metadata": json.loads(meta_path.read_text()), "tables": tables, "folder": folder}
+    return {"metadata": read_json(meta_path), "tables": tables, "folder": folder}

@@ -106,7 +106,7 @@ def test_killed_run_resumes_without_losing_or_repeating_trials(tmp_path):
         "--workers", "1", "--out", str(out), "--no-progress",
     ]
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    journal = out / "toy_sums" / "trials.jsonl"
+    journal = out / ".toy_sums.partial" / "trials.jsonl"  # a run writes into its staging folder
     deadline = time.time() + 120
     while time.time() < deadline:
         if journal.exists() and len(journal.read_text().splitlines()) >= 4:
@@ -146,7 +146,7 @@ def test_resume_after_a_summary_only_change_keeps_the_trials_and_redoes_the_summ
     manifest = json.loads((again.folder / "run.json").read_text())
     assert manifest["params"]["label"] == "second. "
     # A field that decides the trials still refuses, and names only that field.
-    with pytest.raises(ValueError, match=r"\(samples: 1000 -> 2000\)"):
+    with pytest.raises(ValueError, match=r"run\.json\):\n  samples: 1000 -> 2000\nrun without"):
         run_toy(tmp_path, write_config(tmp_path, log=str(log), samples=2000, label="third. "), workers=1, resume=True)
 
 

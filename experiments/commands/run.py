@@ -55,8 +55,13 @@ def register(subparsers) -> None:
     _add_run_options(reproduce)
     reproduce.set_defaults(handler=_reproduce)
 
-    listing = subparsers.add_parser("list", help="list the experiments and whether results exist")
+    listing = subparsers.add_parser(
+        "list", help="list the experiments and whether their results are fresh or stale",
+        description="List every registered experiment with, per profile, whether its results exist and whether "
+                    "they are fresh (made by today's config and code) or stale, and why.",
+    )
     listing.add_argument("--out", default="results", help="results root folder (default: %(default)s)")
+    add_json_flag(listing)
     listing.set_defaults(handler=_list)
 
 
@@ -116,16 +121,57 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
-def _list(args: argparse.Namespace) -> int:
-    from gamut.experiments.experiment import EXPERIMENTS, load_experiment
-    from gamut.experiments.store import METADATA, results_dir
+def result_status(name: str, profile: str, root) -> dict | None:
+    """Whether ``name``'s results for ``profile`` under ``root`` are fresh; None when there are none.
 
+    Returns ``{"profile", "fresh": bool, "reasons": [str], "commit", "finished_utc"}``.
+    """
+    from gamut.experiments import provenance
+    from gamut.experiments.config import ConfigError
+    from gamut.experiments.experiment import load_experiment
+    from gamut.experiments.store import METADATA, read_json, results_dir
+
+    path = results_dir(root, name, profile) / METADATA
+    if not path.exists():
+        return None
+    meta = read_json(path)
+    try:
+        experiment = load_experiment(name, profile)
+    except ConfigError as err:
+        reasons = [f"today's config does not load: {err}"]
+    else:
+        code = provenance.code_fingerprint(experiment.module.__name__)
+        reasons = provenance.staleness(meta, experiment.config.params, experiment.version, code)
+    return {"profile": profile, "fresh": not reasons, "reasons": reasons,
+            "commit": meta.get("git_commit"), "finished_utc": meta.get("finished_utc")}
+
+
+def _list(args: argparse.Namespace) -> int:
+    import tomllib
+
+    from gamut.experiments.config import CONFIG_DIR, ConfigError
+    from gamut.experiments.experiment import EXPERIMENTS, resolve_module
+
+    listing = []
     for name in EXPERIMENTS:
-        experiment = load_experiment(name)
-        status = [
-            profile for profile in ("full", "quick")
-            if (results_dir(args.out, name, profile) / METADATA).exists()
-        ]
-        done = f"results: {', '.join(status)}" if status else "no results yet"
-        print(f"{name:<24} {experiment.config.description}  [{done}]")
+        try:
+            description = tomllib.loads((CONFIG_DIR / f"{resolve_module(name).NAME}.toml").read_text()).get(
+                "description", "")
+        except (ConfigError, OSError, tomllib.TOMLDecodeError) as err:
+            description = f"(config unreadable: {err})"
+        statuses = [s for s in (result_status(name, p, args.out) for p in ("full", "quick")) if s is not None]
+        listing.append({"experiment": name, "description": description, "results": statuses})
+        if args.json:
+            continue
+        print(f"{name:<24} {description}")
+        if not statuses:
+            print("    no results yet")
+        for status in statuses:
+            made = f"made {status['finished_utc']}, commit {str(status['commit'])[:12]}"
+            if status["fresh"]:
+                print(f"    {status['profile']}: fresh ({made})")
+            else:
+                print(f"    {status['profile']}: stale ({made}): " + "; ".join(status["reasons"]))
+    if args.json:
+        emit_result({"experiments": listing}, True)
     return 0

@@ -64,11 +64,22 @@ def validate(params: dict) -> None:
         raise ValueError(f"field 'deals' needs one whole number >= 1 per table size of 'players', got {deals!r}")
     if params["betting"] not in ("limit", "no_limit"):
         raise ValueError(f"field 'betting' must be limit or no_limit, got {params['betting']!r}")
+    if not params["matchups"]:
+        raise ValueError("field 'matchups' is empty; name at least one A:B")
     options = agent_options(params["options"])
-    game = _game(min(params["players"]), params["betting"])
-    for matchup in params["matchups"]:
-        for name in parse_matchup(matchup):
-            make_bot(game, name, 0, 0, **options.get(name, {}))
+    playing = {name for matchup in params["matchups"] for name in parse_matchup(matchup)}
+    idle = sorted(set(options) - playing)
+    if idle:
+        raise ValueError(f"field 'options' sets options of {idle[0]!r}, which plays in none of the 'matchups' "
+                         f"({', '.join(sorted(playing))})")
+    # Every agent is built, with its options, at every table size it sits at, before the first trial.
+    for n in params["players"]:
+        game = _game(n, params["betting"])
+        for name in sorted(playing):
+            try:
+                make_bot(game, name, 0, 0, **options.get(name, {}))
+            except ValueError as err:
+                raise ValueError(f"field 'matchups'/'options' ({n} players): {err}") from None
 
 
 def trial_specs(params: dict) -> list[dict]:

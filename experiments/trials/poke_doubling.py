@@ -66,6 +66,17 @@ def validate(params: dict) -> None:
             raise ValueError(f"field {field!r} must be >= 1, got {params[field]}")
     if "mode=rubber" not in params["game"].replace(" ", ""):
         raise ValueError(f"field 'game' must be a rubber: poke(mode=rubber,...), got {params['game']!r}")
+    if params["small_trick_value"] <= 0:
+        raise ValueError(f"field 'small_trick_value' must be > 0, got {params['small_trick_value']}")
+    import pyspiel
+
+    from gamut.solvers.poke.policies import small_game_string
+
+    # The equilibrium trial's game must load now, not when its trial starts.
+    try:
+        small_game_string(params["small_trick_value"])
+    except pyspiel.SpielError as err:
+        raise ValueError(f"field 'small_trick_value': the small deal does not load: {err}") from None
 
 
 def trial_specs(params: dict) -> list[dict]:

@@ -36,10 +36,22 @@ def validate(params: dict) -> None:
     import gamut.envs  # noqa: F401
     from gamut.solvers.bots import bot_specs
 
+    from gamut.solvers.bots import make_bot
+
     spec = bot_specs(pyspiel.load_game("poker_squares")).get(params["budget_agent"])
     if spec is None or "seconds_per_game" not in spec.options:
         raise ValueError(f"field 'budget_agent': {params['budget_agent']!r} is not a Poker Squares agent with a "
                          "time budget per game")
+    if not params["agents"]:
+        raise ValueError("field 'agents' is empty; name at least one agent")
+    # Every agent is built once per scoring it plays, so an unknown name or a missing table fails here.
+    for scoring in params["scorings"]:
+        game = pyspiel.load_game("poker_squares", {"scoring": scoring})
+        for agent in params["agents"]:
+            try:
+                make_bot(game, str(agent), player=0, seed=0)
+            except ValueError as err:
+                raise ValueError(f"field 'agents' ({scoring}): {err}") from None
 
 
 def trial_specs(params: dict) -> list[dict]:
