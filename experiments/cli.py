@@ -10,6 +10,7 @@ are shared by every subcommand (``gamut.experiments.validate``).
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import sys
 from importlib.metadata import version
@@ -35,9 +36,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@functools.cache
+def _parser() -> argparse.ArgumentParser:
+    # Parsing does not change a parser, so one serves every call of main in a process.
+    return build_parser()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the process exit status (also for ``--help``, ``--version`` and usage errors)."""
-    parser = build_parser()
+    parser = _parser()
     try:
         args, unknown = parser.parse_known_args(argv)
         # Report an unknown flag before a missing subcommand: it is the likelier mistake.

@@ -37,7 +37,11 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def whole(low: int = 0, high: int = INT64_MAX):
-    """argparse type: a whole number in ``low..high`` (default: non-negative int64)."""
+    """argparse type: a whole number in ``low..high`` (default: non-negative int64).
+
+    Each type function of this module carries ``kind`` (and its bounds as
+    ``low``/``high``), so a test can generate the values it must refuse.
+    """
 
     def parse(text: str) -> int:
         try:
@@ -49,6 +53,7 @@ def whole(low: int = 0, high: int = INT64_MAX):
         return value
 
     parse.__name__ = "whole number"
+    parse.kind, parse.low, parse.high = "whole", low, high
     return parse
 
 
@@ -73,6 +78,7 @@ def real(low: float | None = None, high: float | None = None, *, above: bool = F
         return value
 
     parse.__name__ = "number"
+    parse.kind, parse.low, parse.high, parse.above = "real", low, high, above
     return parse
 
 
@@ -113,6 +119,7 @@ def memory_count(bytes_each: int, low: int = 1):
         return value
 
     parse.__name__ = "count"
+    parse.kind, parse.low, parse.high = "count", low, INT64_MAX
     return parse
 
 
@@ -159,6 +166,7 @@ def output_file(text: str) -> str:
 
 
 output_file.__name__ = "output file"
+output_file.kind = "output_file"
 
 
 def output_folder(text: str) -> str:
@@ -172,6 +180,7 @@ def output_folder(text: str) -> str:
 
 
 output_folder.__name__ = "output folder"
+output_folder.kind = "output_folder"
 
 
 def input_file(text: str) -> str:
@@ -186,6 +195,7 @@ def input_file(text: str) -> str:
 
 
 input_file.__name__ = "input file"
+input_file.kind = "input_file"
 
 
 def check_output(path: str | os.PathLike | None, flag: str) -> None:
