@@ -12,7 +12,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gamut.experiments.cli_output import add_json_flag, add_quiet_flag, announce_compiling, emit_result, progress_wanted
+from gamut.experiments.cli_output import (
+    add_json_flag,
+    add_quiet_flag,
+    announce_compiling,
+    emit_result,
+    notice,
+    progress_wanted,
+)
 from gamut.experiments.validate import load_game_flag, output_file, real, seed, whole
 
 ALGORITHMS = ("cfr", "cfr+", "dcfr", "linear", "es-mccfr", "os-mccfr")
@@ -86,6 +93,8 @@ def run_cfr(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise ValueError(f"--game: {err}") from None
     announce_compiling(args)
+    # The size of an extraction is news on a terminal, noise in a pipe or with --quiet.
+    report = (lambda text: notice(args, text)) if progress_wanted(args) else None
     result = {"game": str(game), "algorithm": args.algo}
     tree = None
     if args.algo in ("es-mccfr", "os-mccfr"):
@@ -94,7 +103,7 @@ def run_cfr(args: argparse.Namespace) -> int:
         result["seed"] = args.seed
     else:
         start = time.perf_counter()
-        tree = extract_game(game, max_nodes=args.max_nodes)
+        tree = extract_game(game, max_nodes=args.max_nodes, report=report)
         result["extraction_seconds"] = time.perf_counter() - start
         solver = TabularCFR(tree, args.algo, alpha=args.alpha, beta=args.beta, gamma=args.gamma)
     every_seconds = None if args.checkpoint_minutes is None else 60.0 * args.checkpoint_minutes
@@ -104,7 +113,7 @@ def run_cfr(args: argparse.Namespace) -> int:
 
     if tree is None and estimate_num_nodes(game) <= args.max_nodes:
         try:
-            tree = extract_game(game, max_nodes=args.max_nodes)
+            tree = extract_game(game, max_nodes=args.max_nodes, report=report)
         except ValueError:
             tree = None  # larger than estimated: report no exact exploitability rather than fail after training
     if tree is None:
