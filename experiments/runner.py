@@ -134,7 +134,7 @@ def _prepare_staging(experiment: Experiment, folder: Path, resume: bool, code: d
     # Only fields the summary reads may differ: the finished trials stand, the summary is redone.
     manifest = _manifest(experiment, old_code, manifest.get("started_utc"))
     write_json(staging / RUN_MANIFEST, manifest)
-    return staging, TrialJournal(staging).load(), manifest
+    return staging, TrialJournal(staging, origin=source / JOURNAL).load(), manifest
 
 
 def _manifest(experiment: Experiment, code: dict[str, str], started_utc: str | None) -> dict:

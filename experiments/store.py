@@ -53,8 +53,10 @@ def results_dir(root: str | os.PathLike, experiment: str, profile: str) -> Path:
 class TrialJournal:
     """Append-only record of finished trials; the single source for resume."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, origin: Path | None = None):
         self.path = folder / JOURNAL
+        # The file a copied journal came from, named in messages about its contents.
+        self.origin = origin or self.path
 
     def load(self) -> dict[int, dict]:
         """Finished trial records by trial id; drops a last line cut short by a kill."""
@@ -73,7 +75,7 @@ class TrialJournal:
                 records[int(record["trial"])] = record
             except (json.JSONDecodeError, TypeError, KeyError, ValueError):
                 raise ValueError(
-                    f"{self.path}: line {number} is not a trial record; run without --resume to start afresh"
+                    f"{self.origin}: line {number} is not a trial record; run without --resume to start afresh"
                 ) from None
         return records
 
