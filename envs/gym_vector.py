@@ -97,7 +97,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise ValueError(f"seed must be one whole number (game i is seeded by (seed, i)), got {seed!r}")
         step = self.batched.reset(seed)
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else int(seed))
         return step.obs, self._info(step.legal_mask)
 
     def step(self, actions):

@@ -78,6 +78,8 @@ def test_the_constructor_seed_is_the_first_reset_and_later_resets_start_new_game
     np.testing.assert_array_equal(obs, make_gym_vector("poker_squares", num_envs=4).reset(seed=21)[0])
     later, _ = env.reset()
     assert not np.array_equal(obs, later)
+    np.testing.assert_array_equal(env.reset(seed=np.int64(21))[0], obs)
+    assert env.np_random_seed == 21
 
 
 def test_same_step_auto_reset_reports_the_finished_game():
