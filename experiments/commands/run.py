@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from gamut.experiments.cli_output import add_json_flag, emit_result
@@ -134,7 +135,10 @@ def result_status(name: str, profile: str, root) -> dict | None:
     path = results_dir(root, name, profile) / METADATA
     if not path.exists():
         return None
-    meta = read_json(path)
+    try:
+        meta = read_json(path)
+    except ValueError as err:
+        return {"profile": profile, "fresh": False, "reasons": [str(err)], "commit": None, "finished_utc": None}
     try:
         experiment = load_experiment(name, profile)
     except ConfigError as err:
@@ -161,8 +165,6 @@ def _list(args: argparse.Namespace) -> int:
             description = f"(config unreadable: {err})"
         statuses = [s for s in (result_status(name, p, args.out) for p in ("full", "quick")) if s is not None]
         listing.append({"experiment": name, "description": description, "results": statuses})
-        if args.json:
-            continue
         print(f"{name:<24} {description}")
         if not statuses:
             print("    no results yet")
@@ -173,5 +175,5 @@ def _list(args: argparse.Namespace) -> int:
             else:
                 print(f"    {status['profile']}: stale ({made}): " + "; ".join(status["reasons"]))
     if args.json:
-        emit_result({"experiments": listing}, True)
+        print(json.dumps({"experiments": listing}))
     return 0

@@ -1,0 +1,105 @@
+"""Results record the config and code that made them; `gamut list` says fresh or stale, and why."""
+
+import json
+import shutil
+from pathlib import Path
+
+from gamut.experiments import provenance
+from gamut.experiments.cli import main
+from gamut.experiments.experiment import load_experiment
+from gamut.experiments.runner import run_experiment
+
+REPO = Path(__file__).resolve().parent.parent
+TOY = "tests.toy_experiment"
+
+
+def toy_results(tmp_path):
+    config = tmp_path / "toy.toml"
+    config.write_text('experiment = "toy_sums"\n[params]\nseed = 3\ntrials = 2\nsamples = 100\nsleep = 0.0\n'
+                      'log = ""\nlabel = ""\n')
+    summary = run_experiment(TOY, config_path=config, results_root=tmp_path / "out", workers=1, progress=False)
+    return json.loads((summary.folder / "metadata.json").read_text()), load_experiment(TOY, "full", config)
+
+
+def test_metadata_fingerprints_the_config_and_every_module_behind_the_trials(tmp_path):
+    meta, experiment = toy_results(tmp_path)
+    code = meta["fingerprints"]["code"]
+    # The trial module and what it imports from the toolkit, not the runner's own modules.
+    assert {"tests.toy_experiment", "gamut.solvers.stats"} <= set(code)
+    assert not set(code) & provenance.RUNNER_MODULES
+    assert meta["fingerprints"]["config"] == experiment.fingerprint()
+    assert provenance.staleness(meta, experiment.config.params, experiment.version, code) == []
+
+
+def test_staleness_names_a_changed_field_a_changed_module_and_an_older_toolkit(tmp_path):
+    meta, experiment = toy_results(tmp_path)
+    params, version = experiment.config.params, experiment.version
+    code = dict(meta["fingerprints"]["code"])
+    assert provenance.staleness(meta, {**params, "samples": 200}, version, code) == [
+        "config changed (samples: 100 -> 200)"]
+    edited = {**code, "gamut.solvers.stats": provenance.source_hash("def mean_ci(x):\n    return 0\n")}
+    assert provenance.staleness(meta, params, version, edited) == ["code of gamut.solvers.stats changed"]
+    assert provenance.staleness(meta, params, version + 1, code) == [
+        f"made by an older toolkit (experiment version {version}, now {version + 1})"]
+    legacy = {k: v for k, v in meta.items() if k != "fingerprints"} | {"git_commit": None}
+    assert provenance.staleness(legacy, params, version, code)[0].startswith(
+        "made by an older toolkit (no code fingerprint recorded")
+
+
+def test_code_fingerprints_ignore_comments_and_docstrings_but_not_code():
+    source = (REPO / "tests" / "toy_experiment.py").read_text()
+    assert provenance.source_hash(source) == provenance.source_hash(source.replace('"""A small', '"""A tiny'))
+    assert provenance.source_hash(source) == provenance.source_hash(source + "\n# a comment\n")
+    assert provenance.source_hash(source) != provenance.source_hash(source.replace("x.max()", "x.min()"))
+
+
+def test_results_older_than_code_fingerprints_are_stale_with_the_modules_changed_since_their_commit():
+    meta = json.loads((REPO / "results" / "hand_frequencies" / "metadata.json").read_text())
+    experiment = load_experiment("hand_frequencies")
+    code = provenance.code_fingerprint(experiment.module.__name__)
+    changed = provenance.code_changed_since(meta["git_commit"], code)
+    if changed is None:  # a shallow clone does not hold the commit
+        return
+    # A module is reported changed exactly when its code at that commit hashes differently from today's.
+    for name in code:
+        path = Path(provenance._module_file(name)).relative_to(REPO).as_posix()
+        then = provenance._sources_at(meta["git_commit"].removesuffix("-dirty"), {name: path})[name]
+        assert (name in changed) == (then is None or provenance.source_hash(then) != code[name])
+
+
+def test_gamut_list_marks_fresh_and_stale_results_with_the_reason(tmp_path, capsys):
+    out = tmp_path / "results"
+    experiment = load_experiment("hand_frequencies")
+    fresh = out / "hand_frequencies"
+    fresh.mkdir(parents=True)
+    (fresh / "metadata.json").write_text(json.dumps({
+        "experiment_version": experiment.version, "git_commit": "abc", "finished_utc": "2026-12-01T00:00:00Z",
+        "config": {"params": experiment.config.params},
+        "fingerprints": {"config": experiment.fingerprint(),
+                         "code": provenance.code_fingerprint(experiment.module.__name__)},
+    }))
+    changed = load_experiment("dice_ranking")
+    stale = out / "dice_ranking"
+    stale.mkdir()
+    params = {**changed.config.params, "trials": changed.config.params["trials"] + 1}
+    (stale / "metadata.json").write_text(json.dumps({
+        "experiment_version": changed.version, "git_commit": None, "finished_utc": "2026-12-01T00:00:00Z",
+        "config": {"params": params},
+    }))
+    shutil.copytree(stale, out / "quick" / "dice_ranking")
+    (out / "quick" / "dice_ranking" / "metadata.json").write_text("{garbage")
+
+    assert main(["list", "--out", str(out), "--json"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    listing = {e["experiment"]: e["results"] for e in json.loads(lines[-1])["experiments"]}
+    assert listing["hand_frequencies"][0]["fresh"] is True
+    full, quick = listing["dice_ranking"]
+    reasons = full["reasons"]
+    assert full["fresh"] is False and quick["fresh"] is False
+    assert "quick/dice_ranking/metadata.json: not valid JSON" in quick["reasons"][0]
+    assert reasons[0] == f"config changed (trials: {params['trials']} -> {params['trials'] - 1})"
+    assert reasons[1].startswith("made by an older toolkit (no code fingerprint recorded")
+    assert listing["cfr_convergence"] == []
+    text = "\n".join(lines)
+    assert "    full: fresh (made 2026-12-01T00:00:00Z" in text and "    no results yet" in text
+    assert "    full: stale (made 2026-12-01T00:00:00Z, commit None): config changed (trials:" in text
