@@ -59,6 +59,10 @@ NUM_SCALES = 4
 HEADER_SIZE = 3 * dice.NUM_FACES + 1
 PER_PLAYER_SIZE = 3 + dice.NUM_FACES  # totals (3) and hand counts (6), besides B filled bits
 
+# Face counts / NUM_DICE of every keep id (rolls are keeps of five dice), as the
+# float32 the tensor holds: a table read instead of a division per entry.
+COUNT_FRACTIONS = (dice.KEEP_COUNTS / dice.NUM_DICE).astype(np.float32)
+
 _kernel = numba.njit(cache=True, _nrt=False)
 
 
@@ -129,22 +133,20 @@ def encode_observation(state, cfg, p, scales, out):
 
     ``state`` is the kernels' int64 state, ``cfg`` the config, ``p`` the variant's
     ``params``, ``scales`` from :func:`observation_scales`. Perfect information:
-    every player's tensor is the same.
+    every player's tensor is the same. Every entry is written once (no zeroing pass).
     """
     n = cfg[C_PLAYERS]
     boxes = p[P_NUM_BOXES]
-    out[:] = 0.0
-    if state[S_PHASE] != PH_OVER:
-        out[state[S_PLAYER]] = 1.0
+    to_move = state[S_PLAYER] if state[S_PHASE] != PH_OVER else -1
+    for i in range(n):
+        out[i] = 1.0 if i == to_move else 0.0
+    # A roll id r is the keep id r + NUM_SHORT_KEEPS; keep 0 (no dice) stands for "no roll".
     roll = state[S_ROLL]
-    keep = state[S_KEEP]
-    frozen = state[S_FROZEN]
-    for f in range(dice.NUM_FACES):
-        if roll >= 0:
-            out[n + f] = dice.ROLL_COUNTS[roll, f] / dice.NUM_DICE
-        out[n + 7 + f] = dice.KEEP_COUNTS[keep, f] / dice.NUM_DICE
-        out[n + 13 + f] = dice.KEEP_COUNTS[frozen, f] / dice.NUM_DICE
+    shown = roll + dice.NUM_SHORT_KEEPS if roll >= 0 else 0
+    _write_counts(out, n, shown)
     out[n + 6] = state[S_ROLLS] / scales[SCALE_ROLLS]
+    _write_counts(out, n + 7, state[S_KEEP])
+    _write_counts(out, n + 13, state[S_FROZEN])
     filled = n + HEADER_SIZE
     totals = filled + n * boxes
     hands = totals + 3 * n
@@ -157,6 +159,10 @@ def encode_observation(state, cfg, p, scales, out):
         out[totals + 3 * i + 1] = state[base + F_AUX] / scales[SCALE_AUX]
         out[totals + 3 * i + 2] = state[base + F_SCORE] / scales[SCALE_SCORE]
         hand = state[base + F_HAND]
-        if hand >= 0:
-            for f in range(dice.NUM_FACES):
-                out[hands + dice.NUM_FACES * i + f] = dice.ROLL_COUNTS[hand, f] / dice.NUM_DICE
+        _write_counts(out, hands + dice.NUM_FACES * i, hand + dice.NUM_SHORT_KEEPS if hand >= 0 else 0)
+
+
+@_kernel
+def _write_counts(out, start, keep):
+    for f in range(dice.NUM_FACES):
+        out[start + f] = COUNT_FRACTIONS[keep, f]

@@ -36,8 +36,10 @@ from gamut.envs.poker_dice.encoding import encode_observation, observation_scale
 from gamut.envs.poker_dice.game import action_to_string
 from gamut.envs.vector import BatchedGame
 
+_row_kernel = numba.njit(cache=True, _nrt=False)
 
-@numba.njit(cache=True)
+
+@_row_kernel
 def _advance(i, state, cfg, p, bx, rd, streams, returns_buf, rewards_buf, terminated_buf,
              tracing, chance_trace, chance_count):
     """Roll until row ``i`` waits for a player; a finished game reports its returns and restarts."""
@@ -55,7 +57,7 @@ def _advance(i, state, cfg, p, bx, rd, streams, returns_buf, rewards_buf, termin
         K.apply_action(state, cfg, p, bx, rd, roll)
 
 
-@numba.njit(cache=True)
+@_row_kernel
 def _write_outputs(i, state, cfg, p, bx, rd, scales, obs_buf, mask_buf, player_buf, legal, allowed):
     """Observation, legal mask and player to move of row ``i`` (at a decision node)."""
     player_buf[i] = state[K.S_PLAYER]
@@ -66,7 +68,7 @@ def _write_outputs(i, state, cfg, p, bx, rd, scales, obs_buf, mask_buf, player_b
         mask_buf[i, legal[j]] = True
 
 
-@numba.njit(cache=True)
+@_row_kernel
 def _reset_row(i, states, cfg, p, bx, rd, scales, streams, obs_buf, mask_buf, player_buf,
                rewards_buf, terminated_buf, returns_buf, tracing, chance_trace, chance_count,
                legal, allowed):
@@ -77,7 +79,7 @@ def _reset_row(i, states, cfg, p, bx, rd, scales, streams, obs_buf, mask_buf, pl
     _write_outputs(i, state, cfg, p, bx, rd, scales, obs_buf, mask_buf, player_buf, legal, allowed)
 
 
-@numba.njit(cache=True)
+@_row_kernel
 def _step_row(i, action, states, cfg, p, bx, rd, scales, streams, obs_buf, mask_buf, player_buf,
               rewards_buf, terminated_buf, returns_buf, tracing, chance_trace, chance_count,
               legal, allowed):
@@ -90,7 +92,7 @@ def _step_row(i, action, states, cfg, p, bx, rd, scales, streams, obs_buf, mask_
 
 # Drivers: ``bounds[c]:bounds[c + 1]`` are the rows of chunk ``c``, which uses the
 # scratch rows ``legal[c]`` and ``allowed[c]``; the serial driver has one chunk.
-@numba.njit(cache=True)
+@_row_kernel
 def _reset_serial(bounds, states, cfg, p, bx, rd, scales, streams, obs_buf, mask_buf, player_buf,
                   rewards_buf, terminated_buf, returns_buf, tracing, chance_trace, chance_count,
                   legal, allowed):
@@ -112,7 +114,7 @@ def _reset_parallel(bounds, states, cfg, p, bx, rd, scales, streams, obs_buf, ma
                        chance_count, legal[c], allowed[c])
 
 
-@numba.njit(cache=True)
+@_row_kernel
 def _step_serial(bounds, actions, states, cfg, p, bx, rd, scales, streams, obs_buf, mask_buf,
                  player_buf, rewards_buf, terminated_buf, returns_buf, tracing, chance_trace,
                  chance_count, legal, allowed):
@@ -153,7 +155,10 @@ class PokerDiceVector(BatchedGame):
         self._cfg = game.cfg
         self._p, self._bx, self._rd = tables.params, tables.box_data, tables.roll_data
         self._scales = observation_scales(tables)
-        self.states = np.zeros((self.num_envs, K.STATE_SIZE), np.int64)
+        # The kernels touch the fields of the game's players only: rows hold those
+        # (96 bytes for one player instead of STATE_SIZE's 376) so the batch stays in cache.
+        width = K.S_PLAYERS + K.PLAYER_FIELDS * self.num_players
+        self.states = np.zeros((self.num_envs, width), np.int64)
         chunks = min(self.threads or 1, self.num_envs)
         self._bounds = np.linspace(0, self.num_envs, chunks + 1).round().astype(np.int64)
         self._legal = np.zeros((chunks, K.NUM_ACTIONS), np.int64)
