@@ -1,0 +1,164 @@
+"""Every figure quoted in the README's "Results at a glance" matches the committed result it comes from.
+
+Each number of the table's ``figure`` column is claimed below with its source:
+a committed table (CSV), a benchmark or match record (JSON lines, the last
+record that matches the filters) or a results page's Markdown table. A quoted
+number matches when it is its source rounded to the digits it shows. A number
+in the column that no claim covers fails the test, so a new figure in the
+README needs its source here.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "results"
+NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e-?\d+)?")
+
+BEST_AGENT = "lower: best agent (mc_cross, 4.5 s/game, gamut squares eval --seed 2026, first n deals)"
+PALACE_4 = {"players": 4, "a": "ismcts", "b": "heuristic"}
+ISMCTS_MATCH = {"agent_a": "ismcts", "agent_b": "heuristic", "seed": 1}
+
+# (row: start of the "what" cell, quoted number, source under results/, row filters, column, scale)
+CLAIMS = [
+    ("Standard Yahtzee", "254.5896095", "dice_optimal/rule_values.csv", {"variant": "yahtzee-free", "rule": "upper_bonus"}, "with_rule", 1),
+    ("Standard Yahtzee", "254.5877287", "dice_optimal/rule_values.csv", {"variant": "yahtzee-forced", "rule": "upper_bonus"}, "with_rule", 1),
+    ("Standard Yahtzee", "253.9702412", "dice_optimal/rule_values.csv", {"variant": "yahtzee-none", "rule": "upper_bonus"}, "with_rule", 1),
+    ("Twelve-box", "185.9717", "benchmarks/dice.jsonl", {}, "expected_score_yacht12", 1),
+    ("Twelve-box", "182.6026", "dice_optimal/rule_values.csv", {"variant": "classic", "rule": "stage_bonus"}, "with_rule", 1),
+    ("Twelve-box", "280.2216", "dice_optimal/rule_values.csv", {"variant": "classic_banked", "rule": "stage_bonus"}, "with_rule", 1),
+    ("Full Yahtzee DP time", "3.5", "benchmarks/dice.jsonl", {"time_utc": "2026-11-29T17:44:40Z"}, "dp_seconds_yahtzee", 1),
+    ("Full Yahtzee DP time", "5.5", "benchmarks/dice.jsonl", {"time_utc": "2026-11-29T17:49:06Z"}, "dp_seconds_yahtzee", 1),
+    ("Poker-dice ranking", "0.4683", "dice_ranking/seat_advantage.csv", {"players": 2, "seat": 1}, "win_share", 1),
+    ("Poker-dice ranking", "0.5317", "dice_ranking/seat_advantage.csv", {"players": 2, "seat": 2}, "win_share", 1),
+    ("CFR+ on Leduc", "55", "benchmarks/cfr.jsonl", {}, "ratio", 1),
+    ("CFR+ on Leduc", "2.5715e-4", "benchmarks/cfr.jsonl", {}, "ours_exploitability", 1),
+    ("CFR+ on Leduc", "1,000", "benchmarks/cfr.jsonl", {}, "iterations", 1),
+    ("Poke: value of a point", "34.55", "poke_doubling/point_value.csv", {}, "value", 1),
+    ("Poke: value of a point", "33.78", "poke_doubling/point_value.csv", {}, "ci95_low", 1),
+    ("Poke: value of a point", "35.33", "poke_doubling/point_value.csv", {}, "ci95_high", 1),
+    ("Poke: value of a point", "400,000", "poke_doubling/point_value.csv", {}, "n", 1),
+    ("Poke: `ismcts` vs", "347", "poke/matches.jsonl", ISMCTS_MATCH, "mean_diff", 1),
+    ("Poke: `ismcts` vs", "296", "poke/matches.jsonl", ISMCTS_MATCH, "ci95_low", 1),
+    ("Poke: `ismcts` vs", "399", "poke/matches.jsonl", ISMCTS_MATCH, "ci95_high", 1),
+    ("Poke: `ismcts` vs", "1,000", "poke/matches.jsonl", ISMCTS_MATCH, "rubbers_played", 1),
+    ("Palace Poker, 4 players", "1.89", "palace_tournament/standings.csv", PALACE_4, "a_mean_chips", 1),
+    ("Palace Poker, 4 players", "1.53", "palace_tournament/standings.csv", PALACE_4, "a_ci95_low", 1),
+    ("Palace Poker, 4 players", "2.25", "palace_tournament/standings.csv", PALACE_4, "a_ci95_high", 1),
+    ("Palace Poker, 4 players", "200", "palace_tournament/standings.csv", PALACE_4, "deals", 1),
+    ("Palace Poker, 4 players", "4", "palace_tournament/standings.csv", PALACE_4, "players", 1),
+    ("Poker Squares, American mean", "125.65", "poker_squares_bounds/bounds.csv", {"scoring": "american", "quantity": BEST_AGENT}, "mean", 1),
+    ("Poker Squares, American mean", "122.87", "poker_squares_bounds/bounds.csv", {"scoring": "american", "quantity": BEST_AGENT}, "ci95_low", 1),
+    ("Poker Squares, American mean", "128.44", "poker_squares_bounds/bounds.csv", {"scoring": "american", "quantity": BEST_AGENT}, "ci95_high", 1),
+    ("Poker Squares, American mean", "500", "poker_squares_bounds/bounds.csv", {"scoring": "american", "quantity": BEST_AGENT}, "n", 1),
+    ("Poker Squares, American mean", "54.69", "poker_squares_bounds/bounds.csv", {"scoring": "english", "quantity": BEST_AGENT}, "mean", 1),
+    ("Poker Squares, American mean", "53.72", "poker_squares_bounds/bounds.csv", {"scoring": "english", "quantity": BEST_AGENT}, "ci95_low", 1),
+    ("Poker Squares, American mean", "55.66", "poker_squares_bounds/bounds.csv", {"scoring": "english", "quantity": BEST_AGENT}, "ci95_high", 1),
+    ("Poker Squares, two-ply", "125.18", "poker_squares/README.md", {"scoring": "American", "agent": "expectimax_cross"}, "mean", 1),
+    ("Poker Squares, two-ply", "122.34", "poker_squares/README.md", {"scoring": "American", "agent": "expectimax_cross"}, "95% CI low", 1),
+    ("Poker Squares, two-ply", "128.02", "poker_squares/README.md", {"scoring": "American", "agent": "expectimax_cross"}, "95% CI high", 1),
+    ("Poker Squares, two-ply", "53.77", "poker_squares/README.md", {"scoring": "English", "agent": "expectimax_cross"}, "mean", 1),
+    ("Poker Squares, two-ply", "52.79", "poker_squares/README.md", {"scoring": "English", "agent": "expectimax_cross"}, "95% CI low", 1),
+    ("Poker Squares, two-ply", "54.74", "poker_squares/README.md", {"scoring": "English", "agent": "expectimax_cross"}, "95% CI high", 1),
+    ("Poker Squares, two-ply", "500", "poker_squares/README.md", {"scoring": "English", "agent": "expectimax_cross"}, "n", 1),
+    ("Poker Squares, upper bounds", "240.4", "poker_squares_bounds/bounds.csv", {"scoring": "american", "quantity": "upper: clairvoyant bound"}, "mean", 1),
+    ("Poker Squares, upper bounds", "105.6", "poker_squares_bounds/bounds.csv", {"scoring": "english", "quantity": "upper: clairvoyant bound"}, "mean", 1),
+    ("Poker Squares, upper bounds", "190.7", "poker_squares_bounds/bounds.csv", {"scoring": "american", "quantity": "upper: duality bound (scale 1.5)"}, "mean", 1),
+    ("Poker Squares, upper bounds", "86.7", "poker_squares_bounds/bounds.csv", {"scoring": "english", "quantity": "upper: duality bound (scale 1.5)"}, "mean", 1),
+    ("Poker Squares, upper bounds", "43", "poker_squares_bounds/bounds.csv", {"scoring": "american", "quantity": "share of the clairvoyant-to-agent gap closed"}, "mean", 100),
+    ("Poker Squares, upper bounds", "37", "poker_squares_bounds/bounds.csv", {"scoring": "english", "quantity": "share of the clairvoyant-to-agent gap closed"}, "mean", 100),
+    ("Random play speed", "169", "benchmarks/poke.jsonl", {}, "ratio", 1),
+    ("Random play speed", "154", "benchmarks/poker_squares.jsonl", {}, "ratio", 1),
+    ("Random play speed", "147", "benchmarks/palace_poker.jsonl", {"game": "palace_poker(betting=limit,big_bet=4,max_raises=3,max_turns=400,players=4,small_bet=2,stack=100)"}, "ratio", 1),
+    ("Random play speed", "56", "benchmarks/dice.jsonl", {}, "rollout_speedup", 1),
+    ("Hand evaluator", "451", "benchmarks/hands.jsonl", {}, "ours_5card_per_s", 1e-6),
+    ("Hand evaluator", "160", "benchmarks/hands.jsonl", {}, "ours_7card_per_s", 1e-6),
+    ("Hand evaluator", "173", "benchmarks/hands.jsonl", {}, "ours_vs_treys_5card", 1),
+    ("Hand evaluator", "148", "benchmarks/hands.jsonl", {}, "ours_vs_phevaluator_5card", 1),
+]
+
+# Numbers in the figure column that are not measurements: (row, number, what it is).
+NOT_MEASURED = [
+    ("Hand evaluator", "5", "'on 5 cards' names the hand size"),
+]
+
+
+def glance_rows() -> dict[str, str]:
+    """The README's "Results at a glance" table: what -> figure."""
+    text = (REPO / "README.md").read_text()
+    section = text.split("## Results at a glance", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 3 and cells[0] not in ("what", "---"):
+            rows[cells[0]] = cells[1]
+    return rows
+
+
+def markdown_rows(path: Path) -> list[dict]:
+    """Rows of every Markdown table in ``path`` as header -> cell; a ``a .. b`` cell also gives ``<header> low/high``."""
+    rows, header = [], None
+    for line in path.read_text().splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [c.strip().strip("*").strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = cells
+        elif not set("".join(cells)) <= set("-: "):
+            row = dict(zip(header, cells))
+            for name, cell in list(row.items()):
+                if " .. " in cell:
+                    row[f"{name} low"], row[f"{name} high"] = cell.split(" .. ")
+            rows.append(row)
+    return rows
+
+
+def source_value(source: str, filters: dict, column: str) -> float:
+    path = RESULTS / source
+    if path.suffix == ".csv":
+        frame = pd.read_csv(path)
+        for key, value in filters.items():
+            frame = frame[frame[key] == value]
+        assert len(frame) == 1, f"{source} {filters}: {len(frame)} rows"
+        return float(frame.iloc[0][column])
+    if path.suffix == ".jsonl":
+        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        matching = [r for r in records if all(r.get(k) == v for k, v in filters.items())]
+        assert matching, f"{source}: no record with {filters}"
+        return float(matching[-1][column])
+    matching = [r for r in markdown_rows(path) if all(r.get(k) == v for k, v in filters.items())]
+    assert len(matching) == 1, f"{source} {filters}: {len(matching)} rows"
+    return float(matching[0][column].replace(",", ""))
+
+
+def find_row(rows: dict[str, str], start: str) -> str:
+    found = [what for what in rows if what.startswith(start)]
+    assert len(found) == 1, f"README's results table has {len(found)} rows starting {start!r}"
+    return found[0]
+
+
+@pytest.mark.parametrize("row, quoted, source, filters, column, scale", CLAIMS,
+                         ids=[f"{c[0][:24]}:{c[1]}" for c in CLAIMS])
+def test_a_quoted_figure_is_its_source_rounded_as_shown(row, quoted, source, filters, column, scale):
+    figure = glance_rows()[find_row(glance_rows(), row)]
+    assert quoted in NUMBER.findall(figure), f"the README no longer quotes {quoted} for {row!r}: {figure}"
+    mantissa, _, exponent = quoted.replace(",", "").partition("e")
+    digits = len(mantissa.partition(".")[2])
+    tolerance = 0.5 * 10.0 ** (int(exponent or 0) - digits)
+    value = source_value(source, filters, column) * scale
+    assert abs(value - float(quoted.replace(",", ""))) <= tolerance * (1 + 1e-9), \
+        f"README quotes {quoted} for {row!r}; results/{source} {column} is {value}"
+
+
+def test_every_number_in_the_figure_column_is_claimed():
+    rows = glance_rows()
+    claimed = {(find_row(rows, c[0]), c[1]) for c in CLAIMS}
+    claimed |= {(find_row(rows, row), number) for row, number, _ in NOT_MEASURED}
+    unclaimed = [(what, number) for what, figure in rows.items() for number in NUMBER.findall(figure)
+                 if (what, number) not in claimed]
+    assert not unclaimed, f"README figures without a source in this test: {unclaimed}"
