@@ -23,7 +23,9 @@ defines:
 
 Optionally ``trial_specs(params) -> list[dict]`` (default: one spec
 ``{"trial": i, "stream": i}`` per trial), ``validate(params)`` for checks
-across fields, and ``SUMMARY_PARAMS`` (a tuple of field names) for fields that
+across fields (the runner calls it before it touches any results: resolve
+every agent, option and game string the trials will use there, so a bad
+config fails before the first trial), and ``SUMMARY_PARAMS`` (a tuple of field names) for fields that
 only ``summarize`` reads: changing one of them re-summarises the finished
 trials on ``--resume`` instead of refusing (e.g. a reference figure quoted
 beside the trials' own). Specs with the same ``stream`` get the same seed: that is how
