@@ -105,9 +105,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    from gamut.experiments.experiment import EXPERIMENTS
+    from gamut.experiments.experiment import EXPERIMENTS, load_experiment
     from gamut.experiments.report import write_report
 
+    # Every config is checked before the first experiment runs, so a bad one costs no work.
+    for name in EXPERIMENTS:
+        load_experiment(name, "quick" if args.quick else "full")
     summaries = [_run_one(name, args) for name in EXPERIMENTS]
     report = write_report(list(EXPERIMENTS), "quick" if args.quick else "full", args.out)
     emit_result(
