@@ -114,7 +114,8 @@ def memory_count(bytes_each: int, low: int = 1):
         total = physical_memory()
         if total is not None and value * bytes_each > total:
             raise argparse.ArgumentTypeError(
-                f"{value:,} needs about {_bytes(value * bytes_each)} of memory ({bytes_each:,} bytes each) "
+                f"{value:,} needs about {_bytes(value * bytes_each)} of memory "
+                f"({bytes_each:,} byte{'' if bytes_each == 1 else 's'} each) "
                 f"and this machine has {_bytes(total)}: use at most {total // bytes_each:,}")
         return value
 

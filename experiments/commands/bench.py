@@ -13,7 +13,7 @@ import importlib
 from pathlib import Path
 
 from gamut.experiments.cli_output import add_json_flag, add_quiet_flag, announce_compiling, emit_result, notice
-from gamut.experiments.validate import check_output, load_game_flag, output_folder, whole
+from gamut.experiments.validate import check_output, load_game_flag, memory_count, output_folder, whole
 
 # name -> module; modules are imported only when their benchmark runs.
 BENCHMARKS = {
@@ -55,10 +55,20 @@ def register(subparsers) -> None:
 
 
 def _counts_are_whole(parser: argparse.ArgumentParser) -> None:
-    """A benchmark's integer flags are sizes (>= 1), or seeds and warm-up counts (>= 0)."""
+    """A benchmark's integer flags are sizes (>= 1), or seeds and warm-up counts (>= 0).
+
+    Hands, deals and games are held in arrays of at least a byte each, so a
+    count beyond this machine's memory is refused before the benchmark starts.
+    """
     for action in parser._actions:
-        if action.type is int:
-            action.type = whole(0) if action.dest == "seed" or action.dest.startswith("warmup") else whole(1)
+        if action.type is not int:
+            continue
+        if action.dest == "seed" or action.dest.startswith("warmup"):
+            action.type = whole(0)
+        elif any(word in action.dest for word in ("hands", "deals", "games")):
+            action.type = memory_count(1)
+        else:
+            action.type = whole(1)
 
 
 def _run(args: argparse.Namespace) -> int:
