@@ -13,6 +13,10 @@ def require_legal(state: pyspiel.State, action: int) -> None:
     ``_action_to_string``); the state is left unchanged.
     """
     player = state.current_player()
+    if player == pyspiel.PlayerId.TERMINAL:
+        # Checked first: a kernel's legal moves of the pseudo-player TERMINAL (-4)
+        # would index its arrays out of bounds.
+        raise ValueError(f"action {action} is not legal here: the game is over")
     if player == pyspiel.PlayerId.CHANCE:
         allowed = [outcome for outcome, _ in state.chance_outcomes()]
     else:

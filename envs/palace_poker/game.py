@@ -22,6 +22,7 @@ from gamut.envs.legality import require_legal
 from gamut.envs.palace_poker import encoding, resample
 from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import layout as L
+from gamut.envs.serialization import deserialize_state, serialize_state
 from gamut.envs.versions import record_game_version
 
 GAME_NAME = "palace_poker"
@@ -116,6 +117,10 @@ class PalacePokerGame(pyspiel.Game):
         self.cfg = make_config(p)
         super().__init__(_game_type(), _game_info(p, self.cfg), p)
 
+    def deserialize_state(self, text):
+        """The state saved by ``state.serialize()``, rebuilt by replay and checked (no pickle)."""
+        return deserialize_state(text, self)
+
     def new_initial_state(self):
         return PalacePokerState(self)
 
@@ -134,6 +139,10 @@ class PalacePokerState(pyspiel.State):
         self.cfg = game.cfg
         self.state = np.zeros(L.STATE_SIZE, dtype=np.int64)
         K.init_state(self.state, self.cfg)
+
+    def serialize(self):
+        """Game string and action history as plain text (``gamut.envs.serialization``); no pickle."""
+        return serialize_state(self)
 
     def current_player(self):
         return int(K.current_player(self.state))

@@ -20,6 +20,7 @@ import pyspiel
 from gamut.envs import dice
 from gamut.envs.legality import require_legal
 from gamut.envs.poker_dice import kernels as K
+from gamut.envs.serialization import deserialize_state, serialize_state
 from gamut.envs.poker_dice.encoding import (
     encode_observation, observation_pieces, observation_scales, score_bounds,
 )
@@ -121,6 +122,10 @@ class PokerDiceGame(pyspiel.Game):
             kind = utility.ZERO_SUM if info.utility_sum == 0 else utility.CONSTANT_SUM
         super().__init__(_game_type(kind), info, p)
 
+    def deserialize_state(self, text):
+        """The state saved by ``state.serialize()``, rebuilt by replay and checked (no pickle)."""
+        return deserialize_state(text, self)
+
     def new_initial_state(self):
         return PokerDiceState(self)
 
@@ -141,6 +146,10 @@ class PokerDiceState(pyspiel.State):
     def _packed(self):
         t = self.get_game().tables
         return t.params, t.box_data, t.roll_data
+
+    def serialize(self):
+        """Game string and action history as plain text (``gamut.envs.serialization``); no pickle."""
+        return serialize_state(self)
 
     def current_player(self):
         return int(K.current_player(self.state))
@@ -186,7 +195,11 @@ def action_to_string(game: PokerDiceGame, player: int, action: int) -> str:
         return "keep " + (",".join(map(str, dice.keep_faces(action))) or "nothing")
     if game.variant is None:
         return "stop"
-    return f"box {game.box_names[action - K.BOX_BASE]}"
+    box = action - K.BOX_BASE
+    if box >= len(game.box_names):
+        # Action ids are shared by every variant; this one has fewer boxes.
+        return f"box #{box} (no such box in {game.params['variant']})"
+    return f"box {game.box_names[box]}"
 
 
 def state_string(game: PokerDiceGame, st: np.ndarray) -> str:

@@ -26,6 +26,7 @@ from gamut.envs.cards import NUM_CARDS, card_str
 from gamut.envs.hands import HAND_TABLE
 from gamut.envs.legality import require_legal
 from gamut.envs.poker_squares import kernels as K
+from gamut.envs.serialization import deserialize_state, serialize_state
 from gamut.envs.versions import record_game_version
 
 GAME_NAME = "poker_squares"
@@ -142,6 +143,10 @@ class PokerSquaresGame(pyspiel.Game):
             game_type = _zero_sum(game_type)
         super().__init__(game_type, _game_info(p), p)
 
+    def deserialize_state(self, text):
+        """The state saved by ``state.serialize()``, rebuilt by replay and checked (no pickle)."""
+        return deserialize_state(text, self)
+
     def new_initial_state(self):
         return PokerSquaresState(self)
 
@@ -180,6 +185,10 @@ class PokerSquaresState(pyspiel.State):
         self.cfg = game.cfg
         self.state = np.zeros(K.STATE_SIZE, dtype=np.int64)
         K.init_state(self.state)
+
+    def serialize(self):
+        """Game string and action history as plain text (``gamut.envs.serialization``); no pickle."""
+        return serialize_state(self)
 
     def current_player(self):
         p = int(K.current_player(self.state, self.cfg))
