@@ -99,11 +99,12 @@ def card_to_place(state, player):
 @numba.njit(cache=True)
 def legal_cells(state, player, out):
     """Write the empty cells of ``player``'s grid, ascending, into ``out``; return their number."""
+    # Branch-free: write every cell, advance past the empty ones (the batched environment's hot loop).
+    base = S_GRID + NUM_CELLS * player
     n = 0
     for cell in range(NUM_CELLS):
-        if state[S_GRID + NUM_CELLS * player + cell] < 0:
-            out[n] = cell
-            n += 1
+        out[n] = cell
+        n += state[base + cell] < 0
     return n
 
 
@@ -114,10 +115,9 @@ def unseen_cards(state, out):
     for i in range(state[S_NUM_DEALT]):
         dealt |= 1 << state[S_DEAL + i]
     n = 0
-    for card in range(NUM_CARDS):
-        if not (dealt >> card) & 1:
-            out[n] = card
-            n += 1
+    for card in range(NUM_CARDS):  # branch-free, as in legal_cells
+        out[n] = card
+        n += 1 - ((dealt >> card) & 1)
     return n
 
 

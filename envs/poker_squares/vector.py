@@ -5,8 +5,9 @@ English scoring, standard or open deal, one or two players). A call applies
 the placement of the player to move in each row, deals (chance, uniform over
 the unseen cards, from the row's own stream) until the row reaches its next
 placement, and writes that position's observation, legal cells and player.
-A game that ends reports its returns, keeps the observation of its final
-state for player 0 in ``final_obs_buf`` and starts again in the same call.
+A game that ends reports its returns, keeps its final state
+(``final_states``; ``final_obs_buf`` is player 0's observation of it) and
+starts again in the same call.
 
     >>> import numpy as np
     >>> from gamut.envs.vector import make_vector
@@ -36,23 +37,21 @@ from gamut.envs.vector import BatchedGame
 
 
 @numba.njit(cache=True, inline="always")
-def _deal_row(i, states, cfg, table, streams, scratch, rewards, terminated, returns, final_obs, trace, count,
-              tracing):
-    """Deal row ``i`` to its next placement, finishing and restarting a game that ended; True if it restarted.
+def _deal_row(i, state, stream, work, cfg, table, rewards, terminated, returns, final_states, trace, count, tracing):
+    """Deal row ``i`` (``state``, ``stream``: its views) to its next placement; True if its game ended and restarted.
 
-    ``scratch[i]`` (int64 (52,)) receives the unseen cards.
+    ``work`` (int64 (52,)) receives the unseen cards. Views are taken once per
+    row by the caller: each costs a reference-count update.
     """
-    state = states[i]
-    stream = streams[i:i + 1]
-    work = scratch[i]
     restarted = False
     while True:
         p = K.current_player(state, cfg)
         if p == K.TERMINAL:
             K.returns(state, cfg, table, returns[i])
-            rewards[i, :] = returns[i, :]
+            for q in range(returns.shape[1]):
+                rewards[i, q] = returns[i, q]
             terminated[i] = True
-            write_tensor(state, cfg, 0, False, final_obs[i])
+            final_states[i, :] = state
             K.init_state(state)
             restarted = True
         elif p == K.CHANCE:
@@ -67,83 +66,83 @@ def _deal_row(i, states, cfg, table, streams, scratch, rewards, terminated, retu
 
 
 @numba.njit(cache=True, inline="always")
-def _write_row(i, states, cfg, scratch, obs, info, want_info, mask, player_buf):
-    """Write row ``i``'s player to move, tensors (from scratch) and legal cells."""
-    state = states[i]
-    p = K.current_player(state, cfg)
-    player_buf[i] = p
-    write_tensor(state, cfg, p, False, obs[i])
-    if want_info:
-        write_tensor(state, cfg, p, True, info[i])
-    _write_mask(i, state, p, scratch, mask)
-
-
-@numba.njit(cache=True, inline="always")
-def _write_mask(i, state, p, scratch, mask):
-    work = scratch[i]
+def _write_mask(i, state, p, work, mask):
     n = K.legal_cells(state, p, work)
-    mask[i, :] = False
+    for a in range(mask.shape[1]):
+        mask[i, a] = False
     for k in range(n):
         mask[i, work[k]] = True
 
 
 @numba.njit(cache=True, inline="always")
+def _write_row(i, state, work, cfg, obs, info, want_info, mask, player_buf):
+    """Write row ``i``'s player to move, tensors (from scratch) and legal cells."""
+    p = K.current_player(state, cfg)
+    player_buf[i] = p
+    write_tensor(state, cfg, p, False, obs[i])
+    if want_info:
+        write_tensor(state, cfg, p, True, info[i])
+    _write_mask(i, state, p, work, mask)
+
+
+@numba.njit(cache=True, inline="always")
 def _reset_row(i, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-               rewards, terminated, returns, final_obs, trace, count, tracing):
-    K.init_state(states[i])
-    _deal_row(i, states, cfg, table, streams, scratch, rewards, terminated, returns, final_obs, trace, count, tracing)
-    _write_row(i, states, cfg, scratch, obs, info, want_info, mask, player_buf)
+               rewards, terminated, returns, final_states, trace, count, tracing):
+    state, stream, work = states[i], streams[i:i + 1], scratch[i]
+    K.init_state(state)
+    _deal_row(i, state, stream, work, cfg, table, rewards, terminated, returns, final_states, trace, count, tracing)
+    _write_row(i, state, work, cfg, obs, info, want_info, mask, player_buf)
 
 
 @numba.njit(cache=True, inline="always")
 def _step_row(i, actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-              rewards, terminated, returns, final_obs, trace, count, tracing):
-    state = states[i]
+              rewards, terminated, returns, final_states, trace, count, tracing):
+    state, stream, work = states[i], streams[i:i + 1], scratch[i]
     p = player_buf[i]
+    cell = actions[i]
     placed, dealt = state[K.S_NUM_PLACED + p], state[K.S_NUM_DEALT]
-    K.place_card(state, p, actions[i])
-    restarted = _deal_row(i, states, cfg, table, streams, scratch, rewards, terminated, returns, final_obs, trace,
-                          count, tracing)
-    if restarted or cfg[K.C_PLAYERS] != 1:
-        _write_row(i, states, cfg, scratch, obs, info, want_info, mask, player_buf)
+    K.place_card(state, p, cell)
+    if _deal_row(i, state, stream, work, cfg, table, rewards, terminated, returns, final_states, trace, count,
+                 tracing) or cfg[K.C_PLAYERS] != 1:
+        _write_row(i, state, work, cfg, obs, info, want_info, mask, player_buf)
         return
     # One player, same game: the previous tensors are still in the buffers; change what moved.
-    update_after_placement(state, actions[i], placed, dealt, False, obs[i])
+    update_after_placement(state, cell, placed, dealt, False, obs[i])
     if want_info:
-        update_after_placement(state, actions[i], placed, dealt, True, info[i])
-    _write_mask(i, state, 0, scratch, mask)
+        update_after_placement(state, cell, placed, dealt, True, info[i])
+    _write_mask(i, state, 0, work, mask)
 
 
 @numba.njit(cache=True)
 def _reset_serial(states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-                  rewards, terminated, returns, final_obs, trace, count, tracing):
+                  rewards, terminated, returns, final_states, trace, count, tracing):
     for i in range(states.shape[0]):
         _reset_row(i, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-                   rewards, terminated, returns, final_obs, trace, count, tracing)
+                   rewards, terminated, returns, final_states, trace, count, tracing)
 
 
 @numba.njit(cache=True, parallel=True)
 def _reset_parallel(states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-                    rewards, terminated, returns, final_obs, trace, count, tracing):
+                    rewards, terminated, returns, final_states, trace, count, tracing):
     for i in numba.prange(states.shape[0]):
         _reset_row(i, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-                   rewards, terminated, returns, final_obs, trace, count, tracing)
+                   rewards, terminated, returns, final_states, trace, count, tracing)
 
 
 @numba.njit(cache=True)
 def _step_serial(actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-                 rewards, terminated, returns, final_obs, trace, count, tracing):
+                 rewards, terminated, returns, final_states, trace, count, tracing):
     for i in range(states.shape[0]):
         _step_row(i, actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-                  rewards, terminated, returns, final_obs, trace, count, tracing)
+                  rewards, terminated, returns, final_states, trace, count, tracing)
 
 
 @numba.njit(cache=True, parallel=True)
 def _step_parallel(actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-                   rewards, terminated, returns, final_obs, trace, count, tracing):
+                   rewards, terminated, returns, final_states, trace, count, tracing):
     for i in numba.prange(states.shape[0]):
         _step_row(i, actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-                  rewards, terminated, returns, final_obs, trace, count, tracing)
+                  rewards, terminated, returns, final_states, trace, count, tracing)
 
 
 class PokerSquaresVector(BatchedGame):
@@ -153,10 +152,9 @@ class PokerSquaresVector(BatchedGame):
     ----------
     states : int64 (N, STATE_SIZE)
         The kernel state of each game.
-    final_obs_buf : float32 (N, obs_size)
-        After a call, the rows with ``terminated`` hold the observation tensor
-        of the finished game's final state for player 0 (the other rows keep
-        older contents).
+    final_states : int64 (N, STATE_SIZE)
+        After a call, the rows with ``terminated`` hold the final state of the
+        game that ended (the other rows keep older contents).
     """
 
     game_name = "poker_squares"
@@ -167,13 +165,25 @@ class PokerSquaresVector(BatchedGame):
     def _setup(self) -> None:
         n = self.num_envs
         self.states = np.empty((n, K.STATE_SIZE), np.int64)
-        self.final_obs_buf = np.zeros_like(self.obs_buf)
+        self.final_states = np.empty((n, K.STATE_SIZE), np.int64)
+        self._final_obs = np.zeros_like(self.obs_buf)
         self._scratch = np.empty((n, NUM_CARDS), np.int64)
+
+    @property
+    def final_obs_buf(self) -> np.ndarray:
+        """float32 (N, obs_size): in the rows that ended during the last call, the observation of the final state.
+
+        The observation is player 0's (the full grids, nothing to place). It is
+        encoded when asked for, not in the step, which stays cheap; the rows
+        that did not end hold older contents.
+        """
+        _encode_final(self.final_states, self.game.cfg, np.flatnonzero(self.terminated_buf), self._final_obs)
+        return self._final_obs
 
     def _buffers(self) -> tuple:
         return (self.states, self.game.cfg, HAND_TABLE, self.streams, self._scratch, self.obs_buf, self.info_buf,
                 self.info_state_requested, self.mask_buf, self.player_buf, self.rewards_buf, self.terminated_buf,
-                self.returns_buf, self.final_obs_buf, self.chance_trace, self.chance_count, self.tracing)
+                self.returns_buf, self.final_states, self.chance_trace, self.chance_count, self.tracing)
 
     def _reset_rows(self, parallel: bool) -> None:
         (_reset_parallel if parallel else _reset_serial)(*self._buffers())
@@ -184,6 +194,12 @@ class PokerSquaresVector(BatchedGame):
     def action_string(self, row: int, action: int) -> str:
         """The cell's name, ``r<row>c<column>``, as pyspiel writes it."""
         return cell_string(action)
+
+
+@numba.njit(cache=True)
+def _encode_final(final_states, cfg, rows, out):
+    for r in rows:
+        write_tensor(final_states[r], cfg, 0, False, out[r])
 
 
 VECTOR_ENV = PokerSquaresVector
