@@ -125,9 +125,7 @@ def memory_count(bytes_each: int, low: int = 1):
 
 
 def _span(low: int, high: int) -> str:
-    if high == INT64_MAX:
-        return f"{low}..2**63-1"
-    return f"{low}..{high}"
+    return f"{'-2**63' if low == INT64_MIN else low}..{'2**63-1' if high == INT64_MAX else high}"
 
 
 def output_problem(path: str | os.PathLike, folder: bool = False) -> str | None:
@@ -135,7 +133,8 @@ def output_problem(path: str | os.PathLike, folder: bool = False) -> str | None:
 
     Nothing is created: a missing parent folder is fine when the nearest
     existing one is a folder this process may write in (the commands create
-    the rest).
+    the rest). An existing file also needs a writable folder, since files are
+    replaced atomically through a temporary file beside them.
     """
     if str(path) == "":
         return "is empty"
@@ -147,7 +146,8 @@ def output_problem(path: str | os.PathLike, folder: bool = False) -> str | None:
             return "is a folder, not a file"
         if not os.access(target, os.W_OK | (os.X_OK if folder else 0)):
             return "is not writable"
-        return None
+        if folder:
+            return None
     ancestor = target.absolute().parent
     while not ancestor.exists():
         ancestor = ancestor.parent
@@ -208,7 +208,7 @@ def check_output(path: str | os.PathLike | None, flag: str) -> None:
 
 
 def harden_numbers(parser: argparse.ArgumentParser) -> None:
-    """Give every ``type=int`` flag of ``parser`` and its subparsers the int64 range, every ``type=float`` a finite value.
+    """Give every ``type=int`` flag of ``parser`` and its subparsers int64 bounds, every ``type=float`` finiteness.
 
     Flags with a narrower type of this module keep it; this pass only closes
     what plain ``int`` and ``float`` let through (``nan``, ``inf``, integers

@@ -85,7 +85,7 @@ def test_play_through_a_pseudo_terminal_with_ctrl_d_exit():
 
 def test_cli_rejects_a_bad_game_string():
     child = pexpect.spawn(GAMUT, ["play", "no_such_game"], encoding="utf-8", timeout=60)
-    child.expect("does not load")
+    child.expect("GAME: unknown game .no_such_game.")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 2

@@ -167,8 +167,9 @@ def register(subparsers) -> None:
                        help="processes playing chunks at once; the result does not depend on it (default: %(default)s)")
     refit.add_argument("--table", type=input_file,
                        help="learned table (default: results/poker_squares/values_<scoring>.npz)")
-    refit.add_argument("--out", type=input_file, help="correction file holding a finished greedy fit, refitted in place "
-                                     "(default: results/poker_squares/crossline_<scoring>.npz)")
+    refit.add_argument("--out", type=input_file,
+                       help="correction file holding a finished greedy fit, refitted in place "
+                            "(default: results/poker_squares/crossline_<scoring>.npz)")
     _add_output_flags(refit)
     refit.set_defaults(handler=run_refit_crossline)
 
