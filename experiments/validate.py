@@ -291,3 +291,9 @@ def check_agent_name(game, name: str | None, flag: str) -> None:
 
     if name is not None and name not in bot_names(game):
         raise ValueError(f"{flag}: unknown agent {name!r} for {game}; available: {', '.join(bot_names(game))}")
+
+
+def check_seat(game, seat: int, flag: str = "--seat") -> None:
+    """Refuse a seat ``game`` does not have, naming ``flag`` and the seats it has."""
+    if not 0 <= seat < game.num_players():
+        raise ValueError(f"{flag} {seat} is not a seat of {game}: its seats are 0..{game.num_players() - 1}")

@@ -147,6 +147,9 @@ TABLE = [
     (["play", "kuhn_poker", "--opponent", "nosuchbot"], "--opponent"),
     (["play", "poker_squares", "--opponent", "random"], "--opponent"),
     (["play", "kuhn_poker", "--hint", "nosuchbot"], "--hint"),
+    (["play", "kuhn_poker", "--seat", "2"], "--seat"),
+    (["palace", "play", "--players", "3", "--seat", "5"], "--seat"),
+    (["dice", "play", "--variant", "yacht12", "--players", "2", "--seat", "3"], "--seat"),
 ]
 
 

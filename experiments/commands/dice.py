@@ -20,7 +20,7 @@ from gamut.experiments.cli_output import (
     emit_result,
     notice,
 )
-from gamut.experiments.validate import check_agent_name, output_problem, seed, whole
+from gamut.experiments.validate import check_agent_name, check_seat, output_problem, seed, whole
 
 VARIANTS = ("classic", "classic_banked", "yacht12", "yahtzee")
 JOKERS = ("free", "forced", "none")
@@ -221,6 +221,7 @@ def run_play(args: argparse.Namespace, read=input, write=print) -> int:
     _check_joker(args)
     game = load_game_flag(f"poker_dice(variant={args.variant},players={args.players},joker={args.joker})",
                           "--variant/--players/--joker")
+    check_seat(game, args.seat)
     check_agent_name(game, args.opponent, "--opponent")
     check_agent_name(game, args.hint, "--hint")
     announce_compiling(args, write=write)

@@ -19,7 +19,7 @@ from gamut.experiments.cli_output import (
     emit_result,
     progress_bar,
 )
-from gamut.experiments.validate import check_agent, check_agent_name, memory_count, parse_value, seed, whole
+from gamut.experiments.validate import check_agent, check_agent_name, check_seat, memory_count, parse_value, seed, whole
 
 MAX_PLAYERS = 10
 
@@ -116,6 +116,7 @@ def run_play(args: argparse.Namespace) -> int:
     from gamut.experiments.terminal_play import PlaySession
 
     game = _game(args.players, args.betting)
+    check_seat(game, args.seat)
     check_agent_name(game, args.opponent, "--opponent")
     check_agent_name(game, args.hint, "--hint")
     announce_compiling(args, write=print)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from gamut.experiments.cli_output import announce_compiling
-from gamut.experiments.validate import check_agent_name, seed, whole
+from gamut.experiments.validate import check_agent_name, check_seat, seed, whole
 
 
 def register(subparsers) -> None:
@@ -35,6 +35,7 @@ def _play(args: argparse.Namespace) -> int:
     game = load_game_flag(args.game, "GAME")
     if args.opponent is not None and game.num_players() == 1:
         raise ValueError(f"--opponent: {game} is a one-player game; there is no seat for an opponent")
+    check_seat(game, args.seat)
     check_agent_name(game, args.opponent, "--opponent")
     check_agent_name(game, args.hint, "--hint")
     announce_compiling(args, write=print)
