@@ -54,8 +54,12 @@ def register(subparsers) -> None:
         _counts_are_whole(sub)
 
 
+# Integer flags of the benchmarks that may be 0: seeds, untimed warm-up, and the optional MCCFR part of cfr.
+MAY_BE_ZERO = ("seed", "warmup", "mccfr_iterations")
+
+
 def _counts_are_whole(parser: argparse.ArgumentParser) -> None:
-    """A benchmark's integer flags are sizes (>= 1), or seeds and warm-up counts (>= 0).
+    """A benchmark's integer flags are sizes (>= 1), or those of MAY_BE_ZERO (>= 0).
 
     Hands, deals and games are held in arrays of at least a byte each, so a
     count beyond this machine's memory is refused before the benchmark starts.
@@ -63,7 +67,7 @@ def _counts_are_whole(parser: argparse.ArgumentParser) -> None:
     for action in parser._actions:
         if action.type is not int:
             continue
-        if action.dest == "seed" or action.dest.startswith("warmup"):
+        if action.dest in MAY_BE_ZERO:
             action.type = whole(0)
         elif any(word in action.dest for word in ("hands", "deals", "games")):
             action.type = memory_count(1)
