@@ -43,6 +43,7 @@ MIN_PLAYERS = 2
 # plus the final call or fold: max_raises + 1) and the winner's discard phase
 # (MAX_DISCARD_MOVES = 11 discards + done).
 MOVES_PER_TURN_BASE = 1 + 1 + L.MAX_DISCARD_MOVES
+MAX_GAME_LENGTH = 2**31 - 1  # GameInfo.max_game_length is a C++ int
 
 
 def _is_int(x) -> bool:
@@ -66,7 +67,27 @@ def check_params(params: dict) -> dict:
         raise ValueError(f"big_bet={p['big_bet']!r} must be an integer >= small_bet={p['small_bet']}")
     if p["stack"] * p["small_bet"] >= 2**40:
         raise ValueError(f"stack={p['stack']} small bets of {p['small_bet']} chips is too large (< 2**40 chips)")
+    _check_stakes_fit(p)
     return p
+
+
+def _check_stakes_fit(p: dict) -> None:
+    # A starting stack must pay the ante and still cover one big bet (hence the
+    # minimum bet, one small bet), or no raise could ever be made; the declared
+    # game length must fit OpenSpiel's 32-bit int.
+    ante, chips = p["small_bet"] // 2, p["stack"] * p["small_bet"]
+    if chips - ante < p["big_bet"]:
+        least = -(-(p["big_bet"] + ante) // p["small_bet"])
+        short = f"the minimum bet {p['small_bet']} and " if chips - ante < p["small_bet"] else ""
+        raise ValueError(
+            f"stack={p['stack']} small bets ({chips} chips) leaves {chips - ante} after the ante of {ante}, "
+            f"less than {short}one big bet (big_bet={p['big_bet']}); with small_bet={p['small_bet']} "
+            f"and big_bet={p['big_bet']} the stack must be at least {least}")
+    length = p["max_turns"] * (MOVES_PER_TURN_BASE + p["max_raises"])
+    if length > MAX_GAME_LENGTH:
+        raise ValueError(
+            f"max_turns={p['max_turns']} x ({MOVES_PER_TURN_BASE} + max_raises={p['max_raises']}) = {length} "
+            f"moves exceeds the longest game OpenSpiel can declare ({MAX_GAME_LENGTH})")
 
 
 def make_config(p: dict) -> np.ndarray:

@@ -76,6 +76,12 @@ def check_params(params: dict) -> dict:
         raise ValueError(f"max_deals={p['max_deals']!r} must be an integer >= 1")
     if not isinstance(p["trick_value"], (int, float)) or not math.isfinite(p["trick_value"]):
         raise ValueError(f"trick_value={p['trick_value']!r} must be a finite number")
+    if p["mode"] == "deal" and p["max_deals"] != DEFAULT_PARAMS["max_deals"]:
+        raise ValueError(f"max_deals={p['max_deals']} applies to mode=game or mode=rubber only; "
+                         "a mode=deal match is one deal")
+    if p["mode"] != "deal" and p["trick_value"] != DEFAULT_PARAMS["trick_value"]:
+        raise ValueError(f"trick_value={p['trick_value']} applies to mode=deal only; "
+                         f"mode={p['mode']} returns the above-the-line difference")
     deck_size = p["num_ranks"] * p["num_suits"]
     if 2 * p["hand_size"] > deck_size:
         raise ValueError(

@@ -50,6 +50,17 @@ def check_params(params: dict) -> dict:
         raise ValueError(f"players={players!r} must be an integer in {low}..{K.MAX_PLAYERS} "
                          f"for variant {p['variant']}")
     make_variant("yahtzee", p["joker"])  # validates the joker rule
+    if p["joker"] != DEFAULT_PARAMS["joker"] and p["variant"] != "yahtzee":
+        raise ValueError(f"joker={p['joker']} applies to variant=yahtzee only, not to variant={p['variant']}; "
+                         f"leave joker at its default ({DEFAULT_PARAMS['joker']})")
+    if not isinstance(p["zero_sum"], (bool, np.bool_)):
+        raise ValueError(f"zero_sum={p['zero_sum']!r} must be true or false")
+    if p["zero_sum"] and players == 1:
+        raise ValueError("zero_sum=true with players=1: a one-player game cannot be zero-sum "
+                         "(its return is the total score)")
+    if p["zero_sum"] and p["variant"] != "ranking":
+        raise ValueError(f"zero_sum=true applies to variant=ranking only (win share minus 1/n); "
+                         f"variant={p['variant']} already returns each total minus the mean of all totals")
     return p
 
 

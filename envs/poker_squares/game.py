@@ -79,6 +79,9 @@ def check_params(params: dict) -> dict:
         raise ValueError(f"players={p['players']!r} must be 1 or 2")
     if p["two_player_return"] not in TWO_PLAYER_RETURNS:
         raise ValueError(f"two_player_return={p['two_player_return']!r} is not one of {list(TWO_PLAYER_RETURNS)}")
+    if p["players"] == 1 and p["two_player_return"] != DEFAULT_PARAMS["two_player_return"]:
+        raise ValueError(f"two_player_return={p['two_player_return']} applies to players=2 only; "
+                         "a one-player game returns the grid's score")
     return p
 
 
