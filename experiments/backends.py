@@ -30,6 +30,10 @@ from dataclasses import dataclass
 BACKENDS = ("local", "ray")
 CONNECT_TIMEOUT = 10.0  # seconds to reach a Ray cluster's head before giving up
 _PR_SET_PDEATHSIG = 1
+_RAY_JOIN_LIMITS = {
+    "RAY_gcs_server_port_wait_time_s": "1",
+    "RAY_gcs_rpc_server_connect_timeout_s": "5",
+}
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,11 @@ class RayBackend:
 
     def open(self) -> None:
         """Join the cluster (or start a local instance); an unreachable address fails within seconds."""
+        if self.address is not None:
+            # Ray retries a head that answers but never completes the handshake for about ten minutes;
+            # one attempt fails in about a minute (the user's own settings win).
+            for name, value in _RAY_JOIN_LIMITS.items():
+                os.environ.setdefault(name, value)
         try:
             import ray
         except ImportError:

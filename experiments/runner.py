@@ -127,7 +127,10 @@ def _prepare_staging(experiment: Experiment, folder: Path, resume: bool, code: d
         shutil.copy2(folder / JOURNAL, staging / JOURNAL)
     old_code = manifest.get("code") if isinstance(manifest.get("code"), dict) else {}
     moved = sorted(name for name in set(old_code) | set(code) if old_code.get(name) != code.get(name))
-    if moved:
+    if not old_code:
+        print(f"{experiment.name}: the journal was started by a runner that recorded no code fingerprint; "
+              "`gamut list` will mark these results stale", file=sys.stderr)
+    elif moved:
         print(f"{experiment.name}: the code changed since the journal was started ({', '.join(moved[:5])}"
               f"{', ...' if len(moved) > 5 else ''}); `gamut list` will mark these results stale",
               file=sys.stderr)
