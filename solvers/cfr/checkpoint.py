@@ -2,7 +2,9 @@
 
 A checkpoint is one ``.npz`` archive: the solver's state arrays plus a JSON
 header recording the format, algorithm, game string, iteration, toolkit version,
-the solver's configuration, the size and SHA-256 digest of every array. It is
+the solver's configuration and the SHA-256 digest of every array; the header
+carries the SHA-256 digest of all of that too (``header_sha256``), so a changed
+iteration count or configuration is caught like a changed array. It is
 written to a temporary file and renamed into place, so a crash while writing
 leaves the previous checkpoint intact. Loading checks everything (readable
 archive, format, game, configuration, digests, shapes) before the solver is
@@ -25,7 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-_FORMAT = "gamut-cfr-checkpoint-1"
+_FORMAT = "gamut-cfr-checkpoint-2"
+# Format 1 had no digest over its header (iteration, game, configuration).
+_UNVERIFIABLE_FORMATS = ("gamut-cfr-checkpoint-1",)
 _CHUNK_SECONDS = 0.5
 
 
@@ -33,10 +37,17 @@ class CheckpointError(ValueError):
     """A checkpoint is unreadable, corrupt, or belongs to a different run."""
 
 
-def _digest(array: np.ndarray) -> str:
+def array_digest(array: np.ndarray) -> str:
+    """SHA-256 of an array's dtype, shape and bytes."""
     hasher = hashlib.sha256(str(array.dtype).encode() + str(array.shape).encode())
     hasher.update(array.tobytes())
     return hasher.hexdigest()
+
+
+def header_digest(header: dict) -> str:
+    """SHA-256 of a JSON header without its own ``header_sha256`` field (keys sorted, compact)."""
+    body = {key: value for key, value in header.items() if key != "header_sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _identity(solver) -> dict:
@@ -54,8 +65,9 @@ def save_checkpoint(path: str | os.PathLike, solver) -> Path:
         "iteration": int(solver.iteration),
         "toolkit_version": version("gamut"),
         "saved_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "digests": {name: _digest(a) for name, a in arrays.items()},
+        "digests": {name: array_digest(a) for name, a in arrays.items()},
     }
+    header["header_sha256"] = header_digest(header)
     temporary = path.with_name(path.name + ".tmp")
     with temporary.open("wb") as handle:
         np.savez(handle, __header__=np.array(json.dumps(header)), **arrays)
@@ -76,20 +88,55 @@ def read_checkpoint(path: str | os.PathLike) -> tuple[dict, dict]:
         raise CheckpointError(
             f"checkpoint {path} is corrupt or not a checkpoint ({type(err).__name__}: {err})"
         ) from None
-    if not isinstance(header, dict) or header.get("format") != _FORMAT:
+    if not isinstance(header, dict):
+        raise CheckpointError(f"checkpoint {path} is corrupt: its header is not a JSON object")
+    if header.get("format") in _UNVERIFIABLE_FORMATS:
+        raise CheckpointError(f"checkpoint {path} has format {header['format']!r}, whose header (iteration, game, "
+                              f"configuration) no digest covers; start a new run (it writes format {_FORMAT!r})")
+    if header.get("format") != _FORMAT:
         raise CheckpointError(f"checkpoint {path} has unknown format {header.get('format')!r}, expected {_FORMAT!r}")
-    digests = header.get("digests", {})
+    if header.get("header_sha256") != header_digest(header):
+        raise CheckpointError(f"checkpoint {path} is corrupt: its header (iteration, game, configuration, array "
+                              "digests) fails its SHA-256 check")
+    digests = header.get("digests")
+    if not isinstance(digests, dict) or not isinstance(header.get("iteration"), int) or header["iteration"] < 0:
+        raise CheckpointError(f"checkpoint {path} is corrupt: its header lacks the array digests or the iteration")
     if set(digests) != set(arrays):
         raise CheckpointError(f"checkpoint {path} is corrupt: arrays {sorted(arrays)} != recorded {sorted(digests)}")
     for name, array in arrays.items():
-        if _digest(array) != digests[name]:
+        if array_digest(array) != digests[name]:
             raise CheckpointError(f"checkpoint {path} is corrupt: array {name!r} fails its SHA-256 check")
     return header, arrays
+
+
+def require_reachable_total(path: str | os.PathLike, iterations: int) -> int:
+    """The iteration count of checkpoint ``path`` (verified), if ``iterations`` does not fall below it.
+
+    ``iterations`` is the total a resumed run reaches, never a number of further
+    iterations: a total below what the checkpoint already holds is a
+    ``ValueError`` naming both numbers rather than a run that reports the
+    checkpoint's count as if it were the one asked for.
+    """
+    return _require_reachable(path, read_checkpoint(path)[0], iterations)
+
+
+def _require_reachable(path, header: dict, iterations: int) -> int:
+    done = int(header["iteration"])
+    if iterations < done:
+        raise ValueError(f"iterations {iterations} (--iterations) is below the {done} iterations checkpoint {path} "
+                         f"already holds: it is the total to reach, so pass at least {done} "
+                         f"(e.g. {done + iterations} for {iterations} more)")
+    return done
 
 
 def load_checkpoint(path: str | os.PathLike, solver) -> dict:
     """Restore ``solver`` from ``path``; returns the header. Nothing changes on error."""
     header, arrays = read_checkpoint(path)
+    _restore(path, header, arrays, solver)
+    return header
+
+
+def _restore(path, header: dict, arrays: dict, solver) -> None:
     expected = _identity(solver)
     for field in ("algorithm", "game", "config"):
         if header.get(field) != expected[field]:
@@ -99,9 +146,8 @@ def load_checkpoint(path: str | os.PathLike, solver) -> dict:
             )
     try:
         solver.load_state(int(header["iteration"]), arrays)
-    except (KeyError, ValueError) as err:
+    except (KeyError, ValueError, TypeError) as err:
         raise CheckpointError(f"checkpoint {path} does not fit this solver: {err}") from None
-    return header
 
 
 def train(solver, iterations: int, checkpoint: str | os.PathLike | None = None, resume: bool = False,
@@ -112,7 +158,8 @@ def train(solver, iterations: int, checkpoint: str | os.PathLike | None = None, 
     ----------
     solver : TabularCFR or MCCFR
     iterations : int
-        Total iteration count to reach (a resumed run continues from its checkpoint).
+        Total iteration count to reach (a resumed run continues from its
+        checkpoint); below the checkpoint's own count it is a ValueError.
     checkpoint : path, optional
         Where to write checkpoints (also written once at the end).
     resume : bool
@@ -141,7 +188,9 @@ def train(solver, iterations: int, checkpoint: str | os.PathLike | None = None, 
         raise ValueError(f"checkpoint {checkpoint} already exists; resume from it (--resume) or remove it first")
     resumed_from = 0
     if resume:
-        resumed_from = int(load_checkpoint(checkpoint, solver)["iteration"])
+        header, arrays = read_checkpoint(checkpoint)
+        resumed_from = _require_reachable(checkpoint, header, iterations)
+        _restore(checkpoint, header, arrays, solver)
     remaining = max(0, iterations - solver.iteration)
     bar = None
     if progress:

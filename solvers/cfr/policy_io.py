@@ -11,6 +11,11 @@ probabilities ``probs[...]`` at the same positions, exactly like
 
 Files are ``.npz`` archives holding those arrays plus a JSON metadata string
 (game string, algorithm, iterations, exploitability, toolkit version, ...).
+Format 2 records the SHA-256 digest of every array in that header and the
+digest of the header itself; format-1 files (no digests) still load. Loading
+never unpickles, checks every digest, that the arrays line up and that each
+key's probabilities are a distribution; a damaged file is a ``ValueError``
+naming it.
 """
 
 from __future__ import annotations
@@ -25,9 +30,13 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as openspiel_policy
 
+from gamut.solvers.cfr.checkpoint import array_digest, header_digest
 from gamut.solvers.cfr.extract import GameTree
 
-_FORMAT = "gamut-tabular-strategy-1"
+_FORMAT = "gamut-tabular-strategy-2"
+_FORMAT_WITHOUT_DIGESTS = "gamut-tabular-strategy-1"
+_ARRAYS = ("keys", "action_start", "actions", "probs")
+_PROBABILITY_SUM_TOLERANCE = 1e-6
 
 
 @dataclass
@@ -126,29 +135,64 @@ def save_strategy(path: str | os.PathLike, strategy: TabularStrategy) -> Path:
     """Write ``strategy`` (arrays + JSON metadata) atomically to ``path`` (an ``.npz`` file)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {"keys": np.array(strategy.keys, dtype=np.str_), "action_start": strategy.action_start,
+              "actions": strategy.actions, "probs": strategy.probs}
     header = {"format": _FORMAT, "game": strategy.game_string, "toolkit_version": version("gamut"),
-              "metadata": strategy.metadata}
+              "metadata": strategy.metadata, "digests": {name: array_digest(a) for name, a in arrays.items()}}
+    header["header_sha256"] = header_digest(header)
     temporary = path.with_name(path.name + ".tmp")
     with temporary.open("wb") as handle:
-        np.savez(handle, header=np.array(json.dumps(header)), keys=np.array(strategy.keys, dtype=np.str_),
-                 action_start=strategy.action_start, actions=strategy.actions, probs=strategy.probs)
+        np.savez(handle, header=np.array(json.dumps(header)), **arrays)
     os.replace(temporary, path)
     return path
 
 
 def load_strategy(path: str | os.PathLike) -> TabularStrategy:
-    """Read a strategy written by ``save_strategy``; a bad file raises ``ValueError``."""
+    """Read a strategy written by ``save_strategy``; a missing, damaged or foreign file raises ``ValueError``."""
+    if not Path(path).is_file():
+        raise ValueError(f"no strategy file at {path}")
     try:
         with np.load(path, allow_pickle=False) as data:
             header = json.loads(str(data["header"]))
-            if header.get("format") != _FORMAT:
-                raise ValueError(f"unknown format {header.get('format')!r}")
-            return TabularStrategy(header["game"], data["keys"].tolist(), data["action_start"], data["actions"],
-                                   data["probs"], header["metadata"])
-    except FileNotFoundError:
-        raise ValueError(f"no strategy file at {path}") from None
-    except (OSError, KeyError, ValueError, json.JSONDecodeError) as err:
-        raise ValueError(f"{path} is not a readable strategy file: {err}") from None
+            arrays = {name: data[name] for name in _ARRAYS}
+    except Exception as err:  # zipfile, zlib, numpy and JSON each raise their own types on damage
+        raise ValueError(f"{path} is not a readable strategy file ({type(err).__name__}: {err})") from None
+    try:
+        _check_strategy_file(header, arrays)
+        strategy = TabularStrategy(header["game"], arrays["keys"].tolist(), arrays["action_start"],
+                                   arrays["actions"], arrays["probs"], header["metadata"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise ValueError(f"{path} is not a valid strategy file: {err}") from None
+    _check_distributions(path, strategy)
+    return strategy
+
+
+def _check_strategy_file(header, arrays: dict) -> None:
+    if not isinstance(header, dict):
+        raise ValueError("its header is not a JSON object")
+    if header.get("format") not in (_FORMAT, _FORMAT_WITHOUT_DIGESTS):
+        raise ValueError(f"unknown format {header.get('format')!r}, expected {_FORMAT!r}")
+    if header["format"] == _FORMAT:
+        if header.get("header_sha256") != header_digest(header):
+            raise ValueError("its header fails its SHA-256 check")
+        for name, array in arrays.items():
+            if array_digest(array) != header["digests"].get(name):
+                raise ValueError(f"array {name!r} fails its SHA-256 check")
+    if not isinstance(header.get("game"), str) or not isinstance(header.get("metadata"), dict):
+        raise ValueError("its header lacks the game string or the metadata")
+    if arrays["keys"].dtype.kind != "U" or arrays["keys"].ndim != 1:
+        raise ValueError("keys must be a 1-D array of strings")
+
+
+def _check_distributions(path, strategy: TabularStrategy) -> None:
+    probs, start = strategy.probs, strategy.action_start
+    if len(probs) and (not np.all(np.isfinite(probs)) or probs.min() < 0 or strategy.actions.min() < 0):
+        raise ValueError(f"{path} is not a valid strategy file: negative or non-finite probabilities or action ids")
+    sums = np.add.reduceat(probs, start[:-1]) if len(probs) else np.zeros(0)
+    off = np.flatnonzero(np.abs(sums - 1.0) > _PROBABILITY_SUM_TOLERANCE)
+    if len(off):
+        raise ValueError(f"{path} is not a valid strategy file: the probabilities of {strategy.keys[off[0]]!r} "
+                         f"sum to {sums[off[0]]:.9g}, not 1")
 
 
 class StrategyBot(pyspiel.Bot):
