@@ -67,6 +67,11 @@ def run_cfr(args: argparse.Namespace) -> int:
         raise ValueError("--resume needs --checkpoint PATH")
     if args.resume and not Path(args.checkpoint).is_file():
         raise ValueError(f"--resume: the checkpoint {args.checkpoint!r} does not exist")
+    if args.resume:
+        from gamut.solvers.cfr.checkpoint import require_reachable_total
+
+        # Before the game is extracted: --iterations is a total, never below the checkpoint's.
+        require_reachable_total(args.checkpoint, args.iterations)
     if args.algo != "dcfr" and (args.alpha, args.beta, args.gamma) != (1.5, 0.0, 2.0):
         raise ValueError(f"--alpha/--beta/--gamma apply to --algo dcfr only, not {args.algo}")
     if args.br_episodes == 1:
