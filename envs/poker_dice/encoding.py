@@ -63,7 +63,7 @@ PER_PLAYER_SIZE = 3 + dice.NUM_FACES  # totals (3) and hand counts (6), besides 
 # float32 the tensor holds: a table read instead of a division per entry.
 COUNT_FRACTIONS = (dice.KEEP_COUNTS / dice.NUM_DICE).astype(np.float32)
 
-_kernel = numba.njit(cache=True, _nrt=False)
+_kernel = numba.njit(cache=True, _nrt=False, inline="always")
 
 
 def observation_size(players: int, boxes: int) -> int:

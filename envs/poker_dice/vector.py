@@ -36,7 +36,7 @@ from gamut.envs.poker_dice.encoding import encode_observation, observation_scale
 from gamut.envs.poker_dice.game import action_to_string
 from gamut.envs.vector import BatchedGame
 
-_row_kernel = numba.njit(cache=True, _nrt=False)
+_row_kernel = numba.njit(cache=True, _nrt=False, inline="always")
 
 
 @_row_kernel
