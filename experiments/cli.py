@@ -15,6 +15,7 @@ import importlib
 import sys
 from importlib.metadata import version
 
+from gamut.experiments.cli_output import announce_compiling
 from gamut.experiments.commands import COMMAND_MODULES
 from gamut.experiments.validate import harden_numbers
 
@@ -54,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("a COMMAND is required; see 'gamut --help' for the list")
     except SystemExit as done:
         return 0 if done.code is None else done.code if isinstance(done.code, int) else 2
+    # Listening from here on also catches kernels compiled while the handler imports its modules.
+    announce_compiling(args)
     try:
         status = args.handler(args)
     except ValueError as err:

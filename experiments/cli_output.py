@@ -14,7 +14,9 @@ A first run compiles the Numba kernels (tens of seconds) and later runs load
 them from Numba's on-disk cache. :func:`announce_compiling` says so in one line
 the moment a compilation starts: it listens to Numba's ``numba:compile`` event,
 which Numba triggers only when it compiles a function, never when it loads one
-from the cache, so the notice appears on a first run and not after.
+from the cache, so the notice appears on a first run and not after. The entry
+point starts listening once the arguments are parsed, before the command
+imports its modules.
 """
 
 from __future__ import annotations

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
-
 from pathlib import Path
 
-from gamut.experiments.cli_output import add_json_flag, add_quiet_flag, announce_compiling, emit_result, notice
+from gamut.experiments.cli_output import add_json_flag, add_quiet_flag, emit_result, notice
 from gamut.experiments.validate import check_output, load_game_flag, memory_count, output_folder, whole
 
 # name -> module; modules are imported only when their benchmark runs.
@@ -83,7 +82,6 @@ def _run(args: argparse.Namespace) -> int:
         load_game_flag(args.game, "--game")
     if args.out:
         check_output(Path(args.out) / f"{args.benchmark}.jsonl", "--out")
-    announce_compiling(args)
     notice(args, f"benchmark {args.benchmark}: timing ours beside the baseline...")
     result = module.run(args)
     if args.out:

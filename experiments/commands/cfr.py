@@ -15,7 +15,6 @@ from pathlib import Path
 from gamut.experiments.cli_output import (
     add_json_flag,
     add_quiet_flag,
-    announce_compiling,
     emit_result,
     notice,
     progress_wanted,
@@ -97,7 +96,6 @@ def run_cfr(args: argparse.Namespace) -> int:
         check_two_player_zero_sum(game)
     except ValueError as err:
         raise ValueError(f"--game: {err}") from None
-    announce_compiling(args)
     # The size of an extraction is news on a terminal, noise in a pipe or with --quiet.
     report = (lambda text: notice(args, text)) if progress_wanted(args) else None
     result = {"game": str(game), "algorithm": args.algo}

@@ -16,7 +16,6 @@ import argparse
 from gamut.experiments.cli_output import (
     add_json_flag,
     add_quiet_flag,
-    announce_compiling,
     emit_result,
     notice,
 )
@@ -114,7 +113,6 @@ def _solve(args: argparse.Namespace, use_cache: bool = True):
     if not cached:
         notice(args, f"solving {args.variant} exactly (one compiled pass of seconds to a minute; "
                      + ("the table is cached for next time)..." if cache is not None else "not cached)..."))
-    announce_compiling(args)
     return solution.solve(args.variant, args.joker, cache_dir=cache)
 
 
@@ -206,7 +204,6 @@ def run_ranking(args: argparse.Namespace) -> int:
 
     # The ranking solve has no loop long enough to count; one line says it is running.
     notice(args, f"solving the {args.players}-seat ranking game (seconds)...")
-    announce_compiling(args)
     solved = solve_ranking(args.players)
     emit_result({"players": args.players, "win_share": solved["win_share"],
                  "seconds": solved["seconds"]}, args.json)
@@ -224,7 +221,6 @@ def run_play(args: argparse.Namespace, read=input, write=print) -> int:
     check_seat(game, args.seat)
     check_agent_name(game, args.opponent, "--opponent")
     check_agent_name(game, args.hint, "--hint")
-    announce_compiling(args, write=write)
     PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed,
                 read=read, write=write).run()
     return 0

@@ -15,7 +15,6 @@ import time
 from gamut.experiments.cli_output import (
     add_json_flag,
     add_quiet_flag,
-    announce_compiling,
     emit_result,
     progress_bar,
 )
@@ -93,7 +92,6 @@ def run_match(args: argparse.Namespace) -> int:
     game = _game(players, args.betting)
     lineup = lineup_for(args.agents, players)
     options = parse_options(args.option, agents)
-    announce_compiling(args)
     for name in agents:  # names and options are checked before any play
         check_agent(game, name, "--agents", options[name])
     start = time.perf_counter()
@@ -119,6 +117,5 @@ def run_play(args: argparse.Namespace) -> int:
     check_seat(game, args.seat)
     check_agent_name(game, args.opponent, "--opponent")
     check_agent_name(game, args.hint, "--hint")
-    announce_compiling(args, write=print)
     PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed).run()
     return 0

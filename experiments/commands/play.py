@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from gamut.experiments.cli_output import announce_compiling
 from gamut.experiments.validate import check_agent_name, check_seat, seed, whole
 
 
@@ -38,7 +37,6 @@ def _play(args: argparse.Namespace) -> int:
     check_seat(game, args.seat)
     check_agent_name(game, args.opponent, "--opponent")
     check_agent_name(game, args.hint, "--hint")
-    announce_compiling(args, write=print)
     session = PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed)
     session.run()
     return 0

@@ -17,7 +17,6 @@ from pathlib import Path
 from gamut.experiments.cli_output import (
     add_json_flag,
     add_quiet_flag,
-    announce_compiling,
     emit_result,
     progress_bar,
     progress_wanted,
@@ -108,7 +107,6 @@ def run_match(args: argparse.Namespace) -> int:
     game = _poke_game(args.game)
     name_a, name_b = args.agents
     opts_a, opts_b = parse_options(args.a_option, "--a-option"), parse_options(args.b_option, "--b-option")
-    announce_compiling(args)
     # Check names and options before any play.
     check_agent(game, name_a, "--agents (A)", opts_a, 0)
     check_agent(game, name_b, "--agents (B)", opts_b, 1)
@@ -151,7 +149,6 @@ def run_train(args: argparse.Namespace) -> int:
         out = args.out or policies.MCCFR_POLICY
     load_game_flag(game_string, "--trick-value")
     check_output(out, "--out")
-    announce_compiling(args)
     if args.algo == "cfr+":
         iterations = policies.CFR_ITERATIONS if args.iterations is None else args.iterations
         strategy = policies.solve_small(game_string, iterations, args.checkpoint, args.resume,
@@ -177,6 +174,5 @@ def run_play(args: argparse.Namespace) -> int:
     game = _poke_game(args.game)
     check_agent_name(game, args.opponent, "--opponent")
     check_agent_name(game, args.hint, "--hint")
-    announce_compiling(args, write=print)
     PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed).run()
     return 0

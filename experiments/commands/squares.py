@@ -21,7 +21,6 @@ from pathlib import Path
 from gamut.experiments.cli_output import (
     add_json_flag,
     add_quiet_flag,
-    announce_compiling,
     emit_result,
     progress_bar,
 )
@@ -205,7 +204,6 @@ def run_eval(args) -> int:
                              + ", ".join(n for n, s in bot_specs(game).items() if "seconds_per_game" in s.options))
         options["seconds_per_game"] = float(args.seconds_per_game)
     other = _read_scores(args.paired_with, args) if args.paired_with else None
-    announce_compiling(args)
     bot = check_agent(game, args.agent, "--agent", options, seed=args.agent_seed)
     the_deals = deals(args.seed, args.deals)
     # One deal per call of the same bot: the games are played in the same order as in one call.
@@ -260,7 +258,6 @@ def run_bound(args) -> int:
         from gamut.solvers.poker_squares.penalty_table import load_penalty_values
 
         values = load_penalty_values(args.scoring)  # checked before the long clairvoyant part
-    announce_compiling(args)
     the_deals = deals(args.seed, args.deals)
     with progress_bar(args, args.deals, "deal", "clairvoyant bound") as bar:
         res = clairvoyant_bounds(the_deals, game.cfg, time_limit=args.time_limit,
@@ -320,7 +317,6 @@ def run_train(args) -> int:
 
     points = parse_points(args.scoring)
     check_output(args.out or table_path(points), "--out")
-    announce_compiling(args)
     with progress_bar(args, args.games, "game", "self-play") as bar:
         summary = train(points, args.games, seed=args.seed, eps_start=args.eps_start, eps_end=args.eps_end,
                         path=args.out, progress=_chunk_progress(
@@ -336,7 +332,6 @@ def run_train_crossline(args) -> int:
 
     points = parse_points(args.scoring)
     check_output(args.out or weights_path(points), "--out")
-    announce_compiling(args)
     with progress_bar(args, args.rounds, "round", "cross-line fit") as bar:
         summary = fit_rounds(points, args.rounds, args.games, seed=args.seed, ridge=args.ridge, path=args.out,
                              table=args.table, progress=_chunk_progress(
@@ -353,7 +348,6 @@ def run_refit_crossline(args) -> int:
 
     points = parse_points(args.scoring)
     check_output(args.out or weights_path(points), "--out")
-    announce_compiling(args)
     with progress_bar(args, args.games, "game", "search refit") as bar:
         summary = refit_on_search(points, args.games, args.chunk, seed=args.seed, scale=args.scale,
                                   workers=args.workers, path=args.out, table=args.table,
@@ -370,6 +364,5 @@ def run_play(args) -> int:
 
     game = _game(args.scoring)
     check_agent_name(game, args.hint, "--hint")
-    announce_compiling(args, write=print)
     PlaySession(game, human=0, hint=args.hint, seed=args.seed).run()
     return 0
