@@ -62,8 +62,8 @@ def emit_result(result: Mapping, as_json: bool) -> None:
 
 
 def progress_wanted(args: argparse.Namespace) -> bool:
-    """Whether to show progress: stderr is a terminal, no ``--quiet``, and no ``--json`` into a pipe."""
-    if getattr(args, "quiet", False) or not sys.stderr.isatty():
+    """Whether to show progress: stderr is a terminal, no ``--quiet`` (``--no-progress``), no ``--json`` into a pipe."""
+    if getattr(args, "quiet", False) or getattr(args, "no_progress", False) or not sys.stderr.isatty():
         return False
     return not (getattr(args, "json", False) and not sys.stdout.isatty())
 
