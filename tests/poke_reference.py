@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
+import numpy as np
 from treys import Card, Evaluator
 
 from gamut.envs.cards import card_str, deck
+from gamut.envs.poke import kernels as K
 
 POINTS = {"high card": 0, "one pair": 50, "two pairs": 100, "three of a kind": 200, "straight": 300,
           "flush": 400, "full house": 500, "four of a kind": 600, "straight flush": 750, "royal flush": 1000}
@@ -213,3 +215,96 @@ class RefPoke:
         if self.mode == "deal":
             diff += self.trick_value * (self.below[0] - self.below[1])
         return [float(diff), float(-diff)]
+
+
+# --- the slow tensor encoder (the reference of gamut.envs.poke.tensors.write_tensor) -----------
+
+def _ref_drawing_over(st, player) -> bool:
+    phase = st[K.S_PHASE]
+    if phase in (K.PH_TRICK, K.PH_OVER):
+        return True
+    if phase == K.PH_DEAL:
+        return False
+    return player != st[K.S_DEALER] and st[K.S_DRAWER] == st[K.S_DEALER]
+
+
+def _ref_table_cards(st, player) -> tuple[int, int]:
+    """(face-up, face-down) masks of ``player``'s finished plays: winners' cards up, losers' down."""
+    up = down = 0
+    for t in range(K.MAX_HAND_SIZE):
+        lead, follow = int(st[K.S_LEAD + t]), int(st[K.S_FOLLOW + t])
+        if lead == 0 or follow == 0:
+            break
+        mine = lead if st[K.S_TRICK_LEADER + t] == player else follow
+        if st[K.S_TRICK_WINNER + t] == player:
+            up |= mine
+        else:
+            down |= mine
+    return up, down
+
+
+def reference_tensor(layout, st, player, perfect_recall, private):
+    """The tensor of ``player`` in kernel state ``st``, piece by piece through named numpy views."""
+    pieces = layout.pieces(perfect_recall, private)
+    tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
+    views, start = {}, 0
+    for name, shape in pieces:
+        size = int(np.prod(shape))
+        views[name] = tensor[start:start + size].reshape(shape)
+        start += size
+
+    def mark(view, mask):
+        for c in range(52):
+            if (int(mask) >> c) & 1:
+                view[layout.index[c]] = 1.0
+
+    me, opp = player, 1 - player
+    phase = st[K.S_PHASE]
+    views["player"][me] = 1.0
+    views["dealer"][0 if st[K.S_DEALER] == me else 1] = 1.0
+    if phase in (K.PH_DEAL, K.PH_REPLACE):
+        views["phase"][0] = 1.0
+    elif phase == K.PH_DRAW:
+        views["phase"][1] = 1.0
+    elif phase == K.PH_TRICK:
+        views["phase"][2 if st[K.S_LEAD + st[K.S_TRICK]] == 0 else 3] = 1.0
+    my_up, my_down = _ref_table_cards(st, me)
+    opp_up, opp_down = _ref_table_cards(st, opp)
+    if private:
+        mark(views["my_hand"], st[K.S_HAND + me] & ~st[K.S_PLAYED + me])
+        mark(views["my_face_down"], my_down)
+    mark(views["my_face_up"], my_up)
+    mark(views["opp_face_up"], opp_up)
+    views["opp_face_down_count"][bin(opp_down).count("1")] = 1.0
+    if phase == K.PH_TRICK and K.current_player(st) != st[K.S_LEADER]:
+        mark(views["current_lead"], st[K.S_LEAD + st[K.S_TRICK]])
+    for who, p in ((0, me), (1, opp)):
+        for k in range(st[K.S_NDRAWS + p]):
+            views["draws"][who, k, bin(int(st[K.S_DISC + 3 * p + k])).count("1")] = 1.0
+        views["drawing_over"][who] = float(_ref_drawing_over(st, p))
+        views["multipliers"][who, int(K.trick_multiplier(st, p)).bit_length() - 1] = 1.0
+    scores = [st[K.S_TRICKS + me], st[K.S_TRICKS + opp], st[K.S_BELOW + me], st[K.S_BELOW + opp],
+              st[K.S_ABOVE + me], st[K.S_ABOVE + opp], st[K.S_GAMES + me], st[K.S_GAMES + opp], st[K.S_DEALS_DONE]]
+    views["scores"][:] = np.asarray(scores, dtype=np.float64) / layout.score_maxima
+    if not perfect_recall:
+        return tensor
+    if private:
+        mark(views["my_dealt"], st[K.S_DEALT + me])
+        for k in range(3):
+            mark(views["my_discards"][k], st[K.S_DISC + 3 * me + k])
+            mark(views["my_drawn"][k], st[K.S_DRAWN + 3 * me + k])
+    d = layout.num_cards
+    for t in range(layout.hand_size):
+        lead = st[K.S_LEAD + t]
+        if lead == 0:
+            break
+        row = views["tricks"][t]
+        row[0 if st[K.S_TRICK_LEADER + t] == me else 1] = 1.0
+        mark(row[2:2 + d], lead)
+        follow = st[K.S_FOLLOW + t]
+        if follow:
+            follower = 1 - st[K.S_TRICK_LEADER + t]
+            if st[K.S_TRICK_WINNER + t] == follower or (follower == me and private):
+                mark(row[2 + d:2 + 2 * d], follow)
+            row[2 * d + 2 + (0 if st[K.S_TRICK_WINNER + t] == me else 1)] = 1.0
+    return tensor

@@ -1,7 +1,7 @@
 """What a Poke player sees: observation and information-state tensors and strings.
 
-Both tensors are built from the kernels' state array (``gamut.envs.poke.kernels``)
-and laid out by ``Layout``; ``D = num_ranks * num_suits`` cards of the reduced
+Both tensors are written from the kernels' state array (``gamut.envs.poke.kernels``)
+by the Numba kernel ``gamut.envs.poke.tensors.write_tensor`` and laid out by ``Layout``; ``D = num_ranks * num_suits`` cards of the reduced
 deck are indexed lowest card id first, ``h = hand_size``. "me" is the observing
 player, "opp" the other. Pieces, in order (sizes):
 
@@ -56,6 +56,7 @@ import pyspiel
 
 from gamut.envs.cards import cards_str, deck
 from gamut.envs.poke import kernels as K
+from gamut.envs.poke.tensors import drawing_over, piece_offsets, table_cards, write_tensor
 
 _PHASE_NAMES = {K.PH_DEAL: "deal", K.PH_DRAW: "draw", K.PH_REPLACE: "replace", K.PH_TRICK: "trick",
                 K.PH_OVER: "over"}
@@ -99,42 +100,6 @@ class Layout:
         hidden = {"my_hand", "my_face_down", "my_dealt", "my_discards", "my_drawn"}
         return [piece for piece in chosen if piece[0] not in hidden]
 
-    def mark(self, view: np.ndarray, mask: int) -> None:
-        """Set ``view[index of c] = 1`` for every card ``c`` of ``mask``."""
-        cards = mask_cards(mask)
-        if cards:
-            view[self.index[cards]] = 1.0
-
-
-def drawing_over(st: np.ndarray, player: int) -> bool:
-    """True once ``player`` has finished the draw phase of the current deal."""
-    phase = st[K.S_PHASE]
-    if phase in (K.PH_TRICK, K.PH_OVER):
-        return True
-    if phase == K.PH_DEAL:
-        return False
-    return player != st[K.S_DEALER] and st[K.S_DRAWER] == st[K.S_DEALER]
-
-
-def table_cards(st: np.ndarray, player: int) -> tuple[int, int]:
-    """(face-up, face-down) card masks of ``player``'s finished plays in the current deal.
-
-    The winner's cards of a trick lie face up; the loser's (a throw-off or a
-    beaten lead) face down. A lead still waiting for its reply is in neither.
-    """
-    up = down = 0
-    for t in range(K.MAX_HAND_SIZE):
-        lead, follow = st[K.S_LEAD + t], st[K.S_FOLLOW + t]
-        if lead == 0 or follow == 0:
-            break
-        leader, winner = st[K.S_TRICK_LEADER + t], st[K.S_TRICK_WINNER + t]
-        mine = lead if leader == player else follow
-        if winner == player:
-            up |= mine
-        else:
-            down |= mine
-    return up, down
-
 
 class PokeObserver:
     """pyspiel Python observer: named views into one flat tensor, written in place."""
@@ -148,6 +113,7 @@ class PokeObserver:
         self.perfect_recall = iig_obs_type.perfect_recall
         self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
         pieces = layout.pieces(self.perfect_recall, self.private)
+        self.offsets = piece_offsets(pieces)
         self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
         self.dict = {}
         start = 0
@@ -157,68 +123,14 @@ class PokeObserver:
             start += size
 
     def set_from(self, state, player: int) -> None:
-        self.tensor.fill(0.0)
-        write_tensor(self.dict, self.layout, state.state, player)
+        lay = self.layout
+        write_tensor(state.state, player, lay.index, lay.num_cards, lay.hand_size, lay.score_maxima,
+                     self.offsets, self.tensor)
 
     def string_from(self, state, player: int) -> str:
         if self.perfect_recall:
             return information_state_string(state, player, self.private)
         return observation_string(state.state, player, self.private)
-
-
-def write_tensor(views: dict, layout: Layout, st: np.ndarray, player: int) -> None:
-    """Fill the zeroed ``views`` (a subset of the pieces above) from state ``st`` for ``player``."""
-    me, opp = player, 1 - player
-    phase = st[K.S_PHASE]
-    cur = K.current_player(st)
-    views["player"][me] = 1.0
-    views["dealer"][0 if st[K.S_DEALER] == me else 1] = 1.0
-    if phase in (K.PH_DEAL, K.PH_REPLACE):
-        views["phase"][0] = 1.0
-    elif phase == K.PH_DRAW:
-        views["phase"][1] = 1.0
-    elif phase == K.PH_TRICK:
-        views["phase"][2 if st[K.S_LEAD + st[K.S_TRICK]] == 0 else 3] = 1.0
-    my_up, my_down = table_cards(st, me)
-    opp_up, opp_down = table_cards(st, opp)
-    if "my_hand" in views:
-        layout.mark(views["my_hand"], st[K.S_HAND + me] & ~st[K.S_PLAYED + me])
-        layout.mark(views["my_face_down"], my_down)
-    layout.mark(views["my_face_up"], my_up)
-    layout.mark(views["opp_face_up"], opp_up)
-    views["opp_face_down_count"][K.popcount(opp_down)] = 1.0
-    if phase == K.PH_TRICK and cur >= 0 and cur != st[K.S_LEADER]:
-        layout.mark(views["current_lead"], st[K.S_LEAD + st[K.S_TRICK]])
-    for who, p in ((0, me), (1, opp)):
-        for k in range(st[K.S_NDRAWS + p]):
-            views["draws"][who, k, bin(st[K.S_DISC + 3 * p + k]).count("1")] = 1.0
-        views["drawing_over"][who] = float(drawing_over(st, p))
-        views["multipliers"][who, K.trick_multiplier(st, p).bit_length() - 1] = 1.0
-    scores = [st[K.S_TRICKS + me], st[K.S_TRICKS + opp], st[K.S_BELOW + me], st[K.S_BELOW + opp],
-              st[K.S_ABOVE + me], st[K.S_ABOVE + opp], st[K.S_GAMES + me], st[K.S_GAMES + opp], st[K.S_DEALS_DONE]]
-    views["scores"][:] = np.asarray(scores, dtype=np.float64) / layout.score_maxima
-    if "tricks" not in views:
-        return
-    if "my_dealt" in views:
-        layout.mark(views["my_dealt"], st[K.S_DEALT + me])
-        for k in range(3):
-            layout.mark(views["my_discards"][k], st[K.S_DISC + 3 * me + k])
-            layout.mark(views["my_drawn"][k], st[K.S_DRAWN + 3 * me + k])
-    d = layout.num_cards
-    for t in range(layout.hand_size):
-        lead = st[K.S_LEAD + t]
-        if lead == 0:
-            break
-        row = views["tricks"][t]
-        row[0 if st[K.S_TRICK_LEADER + t] == me else 1] = 1.0
-        layout.mark(row[2:2 + d], lead)
-        follow = st[K.S_FOLLOW + t]
-        if follow:
-            follower = 1 - st[K.S_TRICK_LEADER + t]
-            # A winning reply lies face up; a throw-off is seen by its owner only.
-            if st[K.S_TRICK_WINNER + t] == follower or (follower == me and "my_hand" in views):
-                layout.mark(row[2 + d:2 + 2 * d], follow)
-            row[2 * d + 2 + (0 if st[K.S_TRICK_WINNER + t] == me else 1)] = 1.0
 
 
 def action_to_string(st: np.ndarray, cfg: np.ndarray, player: int, action: int) -> str:
