@@ -140,6 +140,12 @@ def _imported_toolkit_modules(name: str, path: Path) -> set[str]:
     return toolkit
 
 
+@functools.lru_cache(maxsize=None)
+def _scan(path: Path, name: str, mtime_ns: int) -> tuple[str, frozenset[str]]:
+    """Hash and toolkit imports of one module file (cached while the file is unchanged)."""
+    return source_hash(path.read_text()), frozenset(_imported_toolkit_modules(name, path))
+
+
 def code_fingerprint(module_name: str) -> dict[str, str]:
     """Source hash of an experiment's trial module and of every toolkit module it imports, transitively.
 
@@ -156,8 +162,8 @@ def code_fingerprint(module_name: str) -> dict[str, str]:
         path = _module_file(name)
         if path is None:
             continue
-        hashes[name] = source_hash(path.read_text())
-        todo.extend(_imported_toolkit_modules(name, path) - hashes.keys())
+        hashes[name], imported = _scan(path, name, path.stat().st_mtime_ns)
+        todo.extend(imported - hashes.keys())
     return dict(sorted(hashes.items()))
 
 
