@@ -17,13 +17,15 @@ that trial runs again.
 A run never writes into the published folder: it holds the folder's lock
 (``.<experiment>.lock`` beside it, see :class:`FolderLock`), works in the
 staging folder ``.<experiment>.partial`` and, once every trial is in and the
-summary is written, replaces the published folder by the staging one
-(:func:`publish`). A run that fails or is killed leaves the published results
+summary is written, swaps the staging folder in for the published one in one
+atomic step (:func:`publish`). A run that fails or is killed leaves the published results
 as they were; its staging folder is what ``--resume`` continues.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import fcntl
 import json
 import os
@@ -41,6 +43,7 @@ METADATA = "metadata.json"
 REPORT_FRAGMENT = "report.md"
 CSV_MAX_ROWS = 100_000
 # Files of a results folder that belong to the runner itself (the experiment's own are listed in metadata).
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2
 RUNNER_FILES = frozenset({JOURNAL, RUN_MANIFEST, METADATA, REPORT_FRAGMENT, "trials.parquet", "trials.csv"})
 
 
@@ -252,26 +255,46 @@ def recover_interrupted_publish(folder: Path) -> None:
             os.rename(retired, folder)
 
 
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one atomic step (Linux ``renameat2(RENAME_EXCHANGE)``); False where unsupported."""
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if renameat2 is None:
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    if ctypes.get_errno() in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(ctypes.get_errno(), f"cannot swap {a} and {b}: {os.strerror(ctypes.get_errno())}")
+
+
 def publish(staging: Path, folder: Path) -> None:
     """Replace the published ``folder`` by the completed ``staging`` folder.
 
     Files of the old folder that no run wrote (a hand-written README, data
-    the experiment reads) move into the new one. The swap is two renames on
-    one file system: readers see the old folder or the new one, never a mix;
-    a kill between the renames is repaired by :func:`recover_interrupted_publish`.
+    the experiment reads) move into the new one. The swap is one atomic
+    exchange of the two folders where the file system offers it (Linux), so
+    readers see the old folder or the new one, never a mix or nothing;
+    elsewhere it is two renames, and a kill between them is repaired by
+    :func:`recover_interrupted_publish`.
     """
     retired = _retired_dir(folder)
-    if folder.exists():
-        produced = set(RUNNER_FILES)
-        if (folder / METADATA).exists():
-            produced |= set(read_json(folder / METADATA).get("files", []))
-        for entry in folder.iterdir():
-            if entry.name not in produced and not (staging / entry.name).exists():
-                if entry.is_dir():
-                    shutil.copytree(entry, staging / entry.name)
-                else:
-                    shutil.copy2(entry, staging / entry.name)
-        os.rename(folder, retired)
+    if not folder.exists():
+        os.rename(staging, folder)
+        return
+    produced = set(RUNNER_FILES)
+    if (folder / METADATA).exists():
+        produced |= set(read_json(folder / METADATA).get("files", []))
+    for entry in folder.iterdir():
+        if entry.name not in produced and not (staging / entry.name).exists():
+            if entry.is_dir():
+                shutil.copytree(entry, staging / entry.name)
+            else:
+                shutil.copy2(entry, staging / entry.name)
+    if _exchange(staging, folder):
+        shutil.rmtree(staging)  # now holds the old results
+        return
+    os.rename(folder, retired)
     os.rename(staging, folder)
     shutil.rmtree(retired, ignore_errors=True)
 

@@ -201,3 +201,21 @@ def test_malformed_input_exits_2_with_a_message_and_writes_nothing(tmp_path, cap
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_publish_by_two_renames_and_a_crash_between_them_is_repaired(tmp_path, monkeypatch):
+    from gamut.experiments import store
+
+    folder = published(tmp_path)
+    before = snapshot(folder)
+    # Killed between the two renames of a publish: the old folder retired, the new one not yet in place.
+    folder.rename(folder.with_name(".toy_sums.old"))
+    store.recover_interrupted_publish(folder)
+    assert snapshot(folder) == before
+    # Where the file system cannot swap two folders atomically, publish falls back to the two renames.
+    monkeypatch.setattr(store, "_exchange", lambda a, b: False)
+    again = run_experiment(TOY, config_path=write_config(tmp_path / "fourth.toml", trials=2), workers=1,
+                           results_root=tmp_path / "out", progress=False)
+    assert again.trials_run == 2 and json.loads((folder / "metadata.json").read_text())["trials"] == 2
+    assert (folder / "README.md").read_text() == "notes kept by hand\n"
+    assert sorted(p.name for p in folder.parent.iterdir()) == ["toy_sums"]
