@@ -36,12 +36,19 @@ from gamut.envs.rng import below
 from gamut.envs.vector import BatchedGame
 
 
-@numba.njit(cache=True, inline="always")
+# The per-row code is inlined into the range loops, which run without Numba's
+# reference counting (``_nrt=False``): they allocate nothing, and counting the
+# references of every row view cost more than the step itself.
+_inlined_row_code = numba.njit(cache=True, inline="always", _nrt=False)
+_row_kernel = numba.njit(cache=True, _nrt=False)
+_CHUNKS_PER_THREAD = 4
+
+
+@_inlined_row_code
 def _deal_row(i, state, stream, work, cfg, table, rewards, terminated, returns, final_states, trace, count, tracing):
     """Deal row ``i`` (``state``, ``stream``: its views) to its next placement; True if its game ended and restarted.
 
-    ``work`` (int64 (52,)) receives the unseen cards. Views are taken once per
-    row by the caller: each costs a reference-count update.
+    ``work`` (int64 (52,), the row's scratch) receives the unseen cards.
     """
     restarted = False
     while True:
@@ -51,7 +58,8 @@ def _deal_row(i, state, stream, work, cfg, table, rewards, terminated, returns, 
             for q in range(returns.shape[1]):
                 rewards[i, q] = returns[i, q]
             terminated[i] = True
-            final_states[i, :] = state
+            for k in range(state.shape[0]):  # no slice assignment: it may allocate a temporary
+                final_states[i, k] = state[k]
             K.init_state(state)
             restarted = True
         elif p == K.CHANCE:
@@ -65,7 +73,7 @@ def _deal_row(i, state, stream, work, cfg, table, rewards, terminated, returns, 
             return restarted
 
 
-@numba.njit(cache=True, inline="always")
+@_inlined_row_code
 def _write_mask(i, state, p, work, mask):
     n = K.legal_cells(state, p, work)
     for a in range(mask.shape[1]):
@@ -74,7 +82,7 @@ def _write_mask(i, state, p, work, mask):
         mask[i, work[k]] = True
 
 
-@numba.njit(cache=True, inline="always")
+@_inlined_row_code
 def _write_row(i, state, work, cfg, obs, info, want_info, mask, player_buf):
     """Write row ``i``'s player to move, tensors (from scratch) and legal cells."""
     p = K.current_player(state, cfg)
@@ -85,7 +93,7 @@ def _write_row(i, state, work, cfg, obs, info, want_info, mask, player_buf):
     _write_mask(i, state, p, work, mask)
 
 
-@numba.njit(cache=True, inline="always")
+@_inlined_row_code
 def _reset_row(i, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
                rewards, terminated, returns, final_states, trace, count, tracing):
     state, stream, work = states[i], streams[i:i + 1], scratch[i]
@@ -94,7 +102,7 @@ def _reset_row(i, states, cfg, table, streams, scratch, obs, info, want_info, ma
     _write_row(i, state, work, cfg, obs, info, want_info, mask, player_buf)
 
 
-@numba.njit(cache=True, inline="always")
+@_inlined_row_code
 def _step_row(i, actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
               rewards, terminated, returns, final_states, trace, count, tracing):
     state, stream, work = states[i], streams[i:i + 1], scratch[i]
@@ -113,36 +121,58 @@ def _step_row(i, actions, states, cfg, table, streams, scratch, obs, info, want_
     _write_mask(i, state, 0, work, mask)
 
 
-@numba.njit(cache=True)
-def _reset_serial(states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-                  rewards, terminated, returns, final_states, trace, count, tracing):
-    for i in range(states.shape[0]):
-        _reset_row(i, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-                   rewards, terminated, returns, final_states, trace, count, tracing)
-
-
-@numba.njit(cache=True, parallel=True)
-def _reset_parallel(states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-                    rewards, terminated, returns, final_states, trace, count, tracing):
-    for i in numba.prange(states.shape[0]):
-        _reset_row(i, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-                   rewards, terminated, returns, final_states, trace, count, tracing)
-
-
-@numba.njit(cache=True)
-def _step_serial(actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+@_row_kernel
+def _reset_range(first, stop, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
                  rewards, terminated, returns, final_states, trace, count, tracing):
-    for i in range(states.shape[0]):
+    """Reset rows ``first .. stop - 1`` one after the other."""
+    for i in range(first, stop):
+        _reset_row(i, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+                   rewards, terminated, returns, final_states, trace, count, tracing)
+
+
+@_row_kernel
+def _step_range(first, stop, actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+                rewards, terminated, returns, final_states, trace, count, tracing):
+    """Step rows ``first .. stop - 1`` one after the other."""
+    for i in range(first, stop):
         _step_row(i, actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
                   rewards, terminated, returns, final_states, trace, count, tracing)
+
+
+# The serial drivers step every row in one range; the parallel ones split the
+# rows into ``chunks`` ranges stepped on the Numba threads (rows are
+# independent, so the numbers are the same).
+@numba.njit(cache=True)
+def _reset_serial(states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf, rewards,
+                  terminated, returns, final_states, trace, count, tracing):
+    _reset_range(0, states.shape[0], states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+                 rewards, terminated, returns, final_states, trace, count, tracing)
 
 
 @numba.njit(cache=True, parallel=True)
-def _step_parallel(actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
+def _reset_parallel(chunks, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf, rewards,
+                    terminated, returns, final_states, trace, count, tracing):
+    n = states.shape[0]
+    for c in numba.prange(chunks):
+        _reset_range(c * n // chunks, (c + 1) * n // chunks, states, cfg, table, streams, scratch, obs, info,
+                     want_info, mask, player_buf, rewards, terminated, returns, final_states, trace, count, tracing)
+
+
+@numba.njit(cache=True)
+def _step_serial(actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf, rewards,
+                 terminated, returns, final_states, trace, count, tracing):
+    _step_range(0, states.shape[0], actions, states, cfg, table, streams, scratch, obs, info, want_info, mask,
+                player_buf, rewards, terminated, returns, final_states, trace, count, tracing)
+
+
+@numba.njit(cache=True, parallel=True)
+def _step_parallel(chunks, actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
                    rewards, terminated, returns, final_states, trace, count, tracing):
-    for i in numba.prange(states.shape[0]):
-        _step_row(i, actions, states, cfg, table, streams, scratch, obs, info, want_info, mask, player_buf,
-                  rewards, terminated, returns, final_states, trace, count, tracing)
+    n = states.shape[0]
+    for c in numba.prange(chunks):
+        _step_range(c * n // chunks, (c + 1) * n // chunks, actions, states, cfg, table, streams, scratch, obs,
+                    info, want_info, mask, player_buf, rewards, terminated, returns, final_states, trace, count,
+                    tracing)
 
 
 class PokerSquaresVector(BatchedGame):
@@ -186,10 +216,20 @@ class PokerSquaresVector(BatchedGame):
                 self.returns_buf, self.final_states, self.chance_trace, self.chance_count, self.tracing)
 
     def _reset_rows(self, parallel: bool) -> None:
-        (_reset_parallel if parallel else _reset_serial)(*self._buffers())
+        if parallel:
+            _reset_parallel(self._chunks(), *self._buffers())
+        else:
+            _reset_serial(*self._buffers())
 
     def _step_rows(self, parallel: bool, actions: np.ndarray) -> None:
-        (_step_parallel if parallel else _step_serial)(actions, *self._buffers())
+        if parallel:
+            _step_parallel(self._chunks(), actions, *self._buffers())
+        else:
+            _step_serial(actions, *self._buffers())
+
+    def _chunks(self) -> int:
+        # A few ranges per thread evens out rows that end a game (and deal a new one) in the call.
+        return min(self.num_envs, _CHUNKS_PER_THREAD * numba.get_num_threads())
 
     def action_string(self, row: int, action: int) -> str:
         """The cell's name, ``r<row>c<column>``, as pyspiel writes it."""
