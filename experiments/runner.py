@@ -3,10 +3,10 @@
 Order of a run, so that bad input costs nothing and published results are
 never lost or mixed:
 
-1. the config (every field, then the experiment's ``validate`` hook, which
-   resolves agents and options against the registry and the game), the
-   arguments and the results root are checked, and the backend is opened (an
-   unreachable Ray cluster fails here);
+1. the results root is checked writable, then the config (every field, then
+   the experiment's ``validate`` hook, which resolves agents and options
+   against the registry and the game) and the arguments, and the backend is
+   opened (an unreachable Ray cluster fails here);
 2. the results folder's lock is taken (one writer per folder; a second run
    is refused, naming the first);
 3. trials run into the staging folder, each journalled as it finishes;
@@ -189,11 +189,11 @@ def run_experiment(
     started = time.perf_counter()
     # The commit the trials run on, taken before this run writes its own (tracked) result files.
     commit = provenance.git_commit()
+    _check_writable(Path(results_root))
     experiment = load_experiment(name, profile, config_path)
     specs = experiment.trial_specs()
     runner = make_backend(backend, address, workers)
     folder = results_dir(results_root, experiment.name, profile)
-    _check_writable(folder.parent)
     code = provenance.code_fingerprint(experiment.module.__name__)
     runner.open()
     try:
