@@ -125,6 +125,8 @@ def run_cfr(args: argparse.Namespace) -> int:
         result["game_value"] = None
         result["note"] = "game too large to extract for an exact best response (raise --max-nodes)"
         if args.br_episodes:
+            notice(args, f"sampled best response: {args.br_iterations:,} training traversals and "
+                         f"{args.br_episodes:,} games per seat...")
             bound = sampled_exploitability(game, strategy, args.br_iterations, args.br_episodes, args.seed)
             result["exploitability_lower_bound"] = bound.mean
             result["exploitability_lower_bound_ci95"] = bound.ci95
