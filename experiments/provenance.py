@@ -243,6 +243,9 @@ def staleness(meta: dict, params: dict, version: int, code_now: dict[str, str]) 
         reasons.append(f"made by an older toolkit (experiment version {meta.get('experiment_version')}, "
                        f"now {version})")
     recorded = meta.get("fingerprints", {}).get("code") if isinstance(meta.get("fingerprints"), dict) else None
+    if recorded == {}:
+        reasons.append("made by an older toolkit (its trials were started before code fingerprints were recorded)")
+        return reasons
     if isinstance(recorded, dict):
         changed = sorted(name for name in set(recorded) | set(code_now) if recorded.get(name) != code_now.get(name))
         if changed:

@@ -41,6 +41,9 @@ def test_staleness_names_a_changed_field_a_changed_module_and_an_older_toolkit(t
     assert provenance.staleness(meta, params, version, edited) == ["code of gamut.solvers.stats changed"]
     assert provenance.staleness(meta, params, version + 1, code) == [
         f"made by an older toolkit (experiment version {version}, now {version + 1})"]
+    resumed_legacy = {**meta, "fingerprints": {**meta["fingerprints"], "code": {}}}
+    assert provenance.staleness(resumed_legacy, params, version, code) == [
+        "made by an older toolkit (its trials were started before code fingerprints were recorded)"]
     legacy = {k: v for k, v in meta.items() if k != "fingerprints"} | {"git_commit": None}
     assert provenance.staleness(legacy, params, version, code)[0].startswith(
         "made by an older toolkit (no code fingerprint recorded")
