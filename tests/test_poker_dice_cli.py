@@ -103,3 +103,13 @@ def test_play_a_whole_game_always_taking_the_advice():
     # The final sheet's total is the score the game returns.
     total = next(line for line in out[-2].splitlines() if line.strip().startswith("total"))
     assert f"+{total.split()[-1]}" == out[-1].split()[-1]
+
+
+def test_solve_without_a_writable_cache_still_answers_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder\n")
+    monkeypatch.setenv("GAMUT_CACHE_DIR", str(blocker / "cache"))
+    assert main(["dice", "solve", "--variant", "yacht12", "--json"]) == 0
+    result = _last_json(capsys)
+    assert result["from_cache"] is False and result["expected_score"] == pytest.approx(185.9716927, abs=1e-6)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
