@@ -24,6 +24,7 @@ installed is reported as missing.
 from __future__ import annotations
 
 import importlib.util
+import os
 import statistics
 import time
 
@@ -45,9 +46,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--games", nargs="+", choices=sorted(GAMES), default=list(GAMES),
                         help="short names of the games to time (default: all)")
     parser.add_argument("--num-envs", type=int, default=1024, help="games per batch (default: %(default)s)")
-    parser.add_argument("--steps", type=int, default=300,
+    parser.add_argument("--steps", type=int, default=200,
                         help="batched calls per timed repeat (default: %(default)s)")
-    parser.add_argument("--baseline-steps", type=int, default=1000,
+    parser.add_argument("--baseline-steps", type=int, default=500,
                         help="decisions per timed repeat of each baseline (default: %(default)s)")
     parser.add_argument("--repeats", type=int, default=5, help="timed repeats; medians are reported "
                                                                 "(default: %(default)s)")
@@ -145,6 +146,7 @@ def run(args) -> dict:
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     all_cores = numba.config.NUMBA_NUM_THREADS
+    load_before = os.getloadavg()[0]
     games, missing = {}, []
     for short in args.games:
         game_string = GAMES[short]
@@ -176,6 +178,9 @@ def run(args) -> dict:
         "seed": args.seed,
         "all_cores_threads": all_cores,
         "target_ratio_vs_rl_env": TARGET_RATIO_VS_RL_ENV,
+        # Other processes on the machine slow every rate down, the threaded ones most.
+        "load_average_1min_before": load_before,
+        "load_average_1min_after": os.getloadavg()[0],
         "games": games,
         "missing": missing,
     }
