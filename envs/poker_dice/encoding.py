@@ -57,18 +57,14 @@ NUM_SCALES = 4
 # Pieces of the tensor before the per-player ones, after the player one-hot:
 # dice (6), rolls (1), keep (6), frozen (6).
 HEADER_SIZE = 3 * dice.NUM_FACES + 1
-PER_PLAYER_SIZE = 3 + dice.NUM_FACES  # totals (3) and hand counts (6), besides B filled bits
 
 # Face counts / NUM_DICE of every keep id (rolls are keeps of five dice), as the
 # float32 the tensor holds: a table read instead of a division per entry.
 COUNT_FRACTIONS = (dice.KEEP_COUNTS / dice.NUM_DICE).astype(np.float32)
 
+# Inlined where it is called from other kernels (the batched environment's row step),
+# without reference counting: it never allocates.
 _kernel = numba.njit(cache=True, _nrt=False, inline="always")
-
-
-def observation_size(players: int, boxes: int) -> int:
-    """Length of the tensor: ``n + 19 + n * (B + 9)`` = ``19 + n * (B + 10)``."""
-    return players + HEADER_SIZE + players * (boxes + PER_PLAYER_SIZE)
 
 
 def observation_pieces(players: int, boxes: int) -> list[tuple[str, tuple[int, ...]]]:
