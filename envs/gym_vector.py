@@ -134,3 +134,63 @@ def make_gym_vector(game_string, num_envs: int, seed: int = 0, *, threads: int |
     more than one player, or a bad ``num_envs``, ``seed`` or ``threads``.
     """
     return GymVectorEnv(game_string, num_envs, seed, threads=threads)
+
+
+class GymEnv(gymnasium.Env):
+    """One game of a one-player game as a ``gymnasium.Env``, the single-game view of :class:`GymVectorEnv`.
+
+    Its game is row 0 of a batched environment, so ``reset(seed=s)`` starts
+    the game that row 0 of ``make_gym_vector(game, N).reset(seed=s)`` starts.
+    There is no auto-reset: the step that ends the game returns the final
+    observation (and an all-False ``action_mask``); call ``reset`` for the
+    next game, which without a seed continues the row's random stream.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, game_string, seed: int = 0):
+        game = load_game(game_string)
+        if game.num_players() != 1:
+            raise ValueError(f"make_gym_env takes one-player games; {game} has {game.num_players()} players")
+        self.batched = make_vector(game, 1, seed)
+        if not hasattr(self.batched, "final_obs_buf"):
+            raise ValueError(f"make_gym_env needs the final observation of a game, which the batched environment "
+                             f"of {game} does not keep; use make_gym_vector")
+        low, high = observation_bounds(game)
+        self.observation_space = gymnasium.spaces.Box(low, high, (game.observation_tensor_size(),), np.float32)
+        self.action_space = gymnasium.spaces.Discrete(game.num_distinct_actions())
+        self._next = None  # (obs, mask) of the game the batched environment started after the last one ended
+        self._over = True
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start a game: ``(obs float32 (obs_size,), {"action_mask": bool (num_actions,)})``."""
+        if options:
+            raise ValueError(f"reset takes no options, got {sorted(options)}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+            raise ValueError(f"seed must be one whole number, got {seed!r}")
+        super().reset(seed=seed)
+        if seed is not None or self._next is None:
+            step = self.batched.reset(seed)
+            self._next = (step.obs[0], step.legal_mask[0])
+        self._over = False
+        return self._next[0].copy(), {"action_mask": self._next[1].copy()}
+
+    def step(self, action):
+        """``(obs, reward, terminated, False, {"action_mask": ...})``; an illegal action raises ``ValueError``."""
+        if self._over:
+            raise RuntimeError("the game is over (or not started): call reset()")
+        step = self.batched.step(np.array([action], dtype=np.int64))
+        self._next = (step.obs[0], step.legal_mask[0])
+        ended = bool(step.terminated[0])
+        if ended:
+            self._over = True
+            obs = self.batched.final_obs_buf[0].copy()
+            info = {"action_mask": np.zeros_like(step.legal_mask[0])}
+        else:
+            obs, info = step.obs[0].copy(), {"action_mask": step.legal_mask[0].copy()}
+        return obs, float(step.rewards[0, 0]), ended, False, info
+
+
+def make_gym_env(game_string, seed: int = 0) -> GymEnv:
+    """One game of the one-player game ``game_string`` as a ``gymnasium.Env`` (``ValueError`` for more players)."""
+    return GymEnv(game_string, seed)

@@ -190,3 +190,39 @@ def test_gymnasium_info_to_list_wrapper_reads_the_info_row_by_row():
     assert terminated.all()
     for row, info in enumerate(infos):
         assert info["final_info"]["returns"] == rewards[row] and info["final_obs"].shape == (606,)
+
+
+def test_the_single_game_view_passes_gymnasiums_check_env():
+    from gymnasium.utils.env_checker import check_env
+
+    from gamut.envs.gym_vector import make_gym_env
+
+    env = make_gym_env("poker_squares", seed=2)
+    # check_env steps with unmasked random actions: in the first placements of Poker Squares every cell is empty.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env, skip_render_check=True)
+
+
+def test_the_single_game_view_plays_row_zero_and_stops_at_the_end():
+    from gamut.envs.gym_vector import make_gym_env
+
+    env = make_gym_env("poker_squares(variant=open)")
+    obs, info = env.reset(seed=4)
+    vector_obs, vector_info = make_gym_vector("poker_squares(variant=open)", num_envs=3).reset(seed=4)
+    np.testing.assert_array_equal(obs, vector_obs[0])
+    total, terminated = 0.0, False
+    for _ in range(K.NUM_CELLS):
+        assert not terminated
+        obs, reward, terminated, truncated, info = env.step(int(np.argmax(info["action_mask"])))
+        total += reward
+    state = np.full(K.STATE_SIZE, -1, np.int64)
+    grid = obs[:450].reshape(25, 18)
+    state[:K.NUM_CELLS] = 4 * np.argmax(grid[:, :13], axis=1) + np.argmax(grid[:, 13:17], axis=1)
+    assert terminated and not truncated and not info["action_mask"].any()
+    assert K.grid_score(state, 0, load_game("poker_squares").cfg, HAND_TABLE) == total
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    assert env.reset()[1]["action_mask"].all()  # the next game, from the row's stream
+    with pytest.raises(ValueError, match="one-player"):
+        make_gym_env("poker_squares(players=2)")
