@@ -37,11 +37,22 @@ def parse_matchup(text) -> tuple[str, str]:
 
 
 def agent_options(entries: list) -> dict[str, dict]:
-    """``["ismcts.iterations=300", ...]`` -> ``{"ismcts": {"iterations": 300}}``."""
-    from gamut.experiments.commands.palace import parse_options
+    """``["ismcts.iterations=300", ...]`` -> ``{"ismcts": {"iterations": 300}}``.
 
-    names = sorted({str(e).partition(".")[0] for e in entries})
-    return parse_options([str(e) for e in entries], names)
+    Values read as on the command line (``gamut.experiments.validate.parse_value``).
+    """
+    from gamut.experiments.validate import parse_value
+
+    options: dict[str, dict] = {}
+    for entry in map(str, entries):
+        key, sep, text = entry.partition("=")
+        agent, dot, name = key.partition(".")
+        if not sep or not dot or not agent or not name:
+            raise ValueError(f"field 'options': {entry!r} must read AGENT.NAME=VALUE")
+        if name in options.get(agent, {}):
+            raise ValueError(f"field 'options': {agent}.{name} is given twice")
+        options.setdefault(agent, {})[name] = parse_value(text, "field 'options'", entry)
+    return options
 
 
 def _game(players: int, betting: str):
