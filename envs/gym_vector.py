@@ -40,6 +40,10 @@ What the adapter declares and returns:
   actions give the same episodes, whatever ``num_envs`` or the thread count.
   ``reset()`` without a seed starts new games from the streams' current
   positions.
+
+``make_gym_env(game_string, seed=0)`` is the single-game ``gymnasium.Env``
+view (row 0 of a batch, no auto-reset) for games whose batched environment
+keeps final observations.
 """
 
 from __future__ import annotations
@@ -168,7 +172,7 @@ class GymEnv(gymnasium.Env):
             raise ValueError(f"reset takes no options, got {sorted(options)}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise ValueError(f"seed must be one whole number, got {seed!r}")
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else int(seed))
         if seed is not None or self._next is None:
             step = self.batched.reset(seed)
             self._next = (step.obs[0], step.legal_mask[0])

@@ -224,5 +224,6 @@ def test_the_single_game_view_plays_row_zero_and_stops_at_the_end():
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
     assert env.reset()[1]["action_mask"].all()  # the next game, from the row's stream
+    np.testing.assert_array_equal(env.reset(seed=np.int64(4))[0], vector_obs[0])
     with pytest.raises(ValueError, match="one-player"):
         make_gym_env("poker_squares(players=2)")
