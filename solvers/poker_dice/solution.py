@@ -167,7 +167,11 @@ def solve(name: str, joker: str = "free", cache_dir: str | Path | bool | None = 
     start = time.perf_counter()
     if path is not None and path.exists():
         layout = state_layout(tables)
-        values = np.load(path, allow_pickle=False)
+        try:
+            values = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as err:  # truncated, foreign or damaged
+            raise ValueError(f"the cached solution {path} is unreadable ({type(err).__name__}: {err}); "
+                             "delete it and the next call solves again") from None
         if values.shape == (layout.size,):
             return DiceSolution(variant, tables, layout, values, time.perf_counter() - start, True)
     layout, values = solve_values(tables)

@@ -69,7 +69,9 @@ from gamut.envs.rng import rng_state, shuffle
 from gamut.envs.poker_squares import kernels as K
 from gamut.solvers.poker_squares.learned import (card_seen_word, dead_ranks, grid_value_with_seen, line_masks,
                                            line_windows, seen_word, unseen_of_rank, unseen_of_suit, value_from_masks)
-from gamut.solvers.poker_squares.training import RESULTS_DIR, file_sha256, save_npz, stream_seed, system_name, table_path
+from gamut.solvers.poker_squares.training import (
+    RESULTS_DIR, file_sha256, load_npz, save_npz, stream_seed, system_name, table_path,
+)
 
 WEIGHTS_VERSION = 2
 NUM_CLASSES = 17
@@ -408,11 +410,9 @@ def fit_rounds(points, rounds: int = 10, games: int = 200_000, seed: int = 0, ri
 
 
 def _load(path: Path):
-    try:
-        saved = np.load(path)
-        version = int(saved["version"])
-    except Exception as exc:  # a truncated or foreign file: say which and how to mend it
-        raise ValueError(f"{path} is not a readable correction file ({exc}); remove it and refit") from exc
+    saved = load_npz(path, ("version", "points", "table_sha256", "round_means", "settings", "weights"),
+                     "correction file")
+    version = int(saved["version"])
     if version != WEIGHTS_VERSION:
         raise ValueError(f"{path} holds version {version} weights; this code reads version {WEIGHTS_VERSION}: refit "
                          "with `gamut squares train-crossline ...`")

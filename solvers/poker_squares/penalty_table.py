@@ -33,7 +33,7 @@ import numpy as np
 
 from gamut.envs.cards import popcount
 from gamut.envs.hands import category_of, hand_strength5
-from gamut.solvers.poker_squares.training import file_sha256
+from gamut.solvers.poker_squares.training import file_sha256, load_npz
 
 NUM_KEYS = 26 * 2 * 5 * 60 * 2 * 2
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results" / "poker_squares_bounds"
@@ -53,7 +53,7 @@ def load_penalty_values(scoring: str) -> np.ndarray:
     digest = file_sha256(path)
     if digest != SHA256[scoring]:
         raise ValueError(f"{path} has SHA-256 {digest}, expected {SHA256[scoring]}: the penalty table changed")
-    saved = np.load(path)
+    saved = load_npz(path, ("points", "values"))
     if tuple(int(p) for p in saved["points"]) != _POINTS[scoring] or saved["values"].shape != (NUM_KEYS,):
         raise ValueError(f"{path} is not a version-1 {scoring} table")
     return saved["values"].astype(np.float64)

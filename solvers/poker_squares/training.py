@@ -56,13 +56,32 @@ def save_npz(path: Path, **arrays) -> None:
     os.replace(tmp, path)
 
 
+def load_npz(path: Path, required: tuple[str, ...] = (), what: str = ".npz file") -> dict[str, np.ndarray]:
+    """Every array of the ``.npz`` file ``path``, read into memory and never unpickled.
+
+    A truncated, foreign or damaged file, or one lacking any of ``required``, is a
+    ``ValueError`` naming the file (as ``what``, e.g. ``"correction file"``).
+    """
+    try:
+        with np.load(path, allow_pickle=False) as saved:
+            arrays = {name: saved[name] for name in saved.files}
+    except Exception as exc:  # zipfile, zlib and numpy each raise their own types on damage
+        raise ValueError(f"{path} is not a readable {what} ({type(exc).__name__}: {exc}); "
+                         "remove it and rerun the command that wrote it") from None
+    missing = [name for name in required if name not in arrays]
+    if missing:
+        raise ValueError(f"{path} lacks the arrays {missing}: it was not written by this toolkit's command; "
+                         "remove it and rerun the command that wrote it")
+    return arrays
+
+
 def file_sha256(path: Path) -> str:
     """Hex SHA-256 of a file's bytes (ties a derived artefact to the exact table it was made from)."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _check_version(saved, path: Path) -> None:
-    version = int(saved["version"]) if "version" in saved.files else 1
+    version = int(saved["version"]) if "version" in saved else 1
     if version != TABLE_VERSION:
         raise ValueError(f"{path} holds a version {version} table; this code reads version {TABLE_VERSION} "
                          "(other abstract keys): retrain it with `gamut squares train --scoring ...`")
@@ -90,7 +109,7 @@ def train(points, games: int, seed: int = 0, eps_start: float = 0.5, eps_end: fl
     chunk_means: list[float] = []
     done = 0
     if path.exists():
-        saved = np.load(path)
+        saved = load_npz(path, ("points", "settings", "schedule", "values", "visits", "done", "chunk_means"))
         _check_version(saved, path)
         if tuple(saved["points"]) != points or not np.array_equal(saved["settings"], settings) \
                 or not np.allclose(saved["schedule"], schedule):
@@ -120,7 +139,7 @@ def load_values(points, path: Path | None = None) -> np.ndarray:
     if not path.exists():
         raise ValueError(f"no learned values for points {tuple(int(p) for p in points)} at {path}: "
                          f"run `gamut squares train --scoring ...` first")
-    saved = np.load(path)
+    saved = load_npz(path, ("points", "values"))
     _check_version(saved, path)
     if tuple(saved["points"]) != tuple(int(p) for p in points):
         raise ValueError(f"{path} was trained for points {tuple(saved['points'])}, not {tuple(points)}")
