@@ -68,7 +68,7 @@ def progress_wanted(args: argparse.Namespace) -> bool:
     return not (getattr(args, "json", False) and not sys.stdout.isatty())
 
 
-def progress_bar(args: argparse.Namespace, total: int, unit: str, desc: str, initial: int = 0):
+def progress_bar(args: argparse.Namespace, total: int | None, unit: str, desc: str, initial: int = 0):
     """A tqdm bar on stderr (count, rate, ETA), disabled when :func:`progress_wanted` says no.
 
     Use it as a context manager and call ``update(n)`` from the command's loop.

@@ -18,6 +18,7 @@ from gamut.experiments.cli_output import (
     add_quiet_flag,
     emit_result,
     notice,
+    progress_bar,
 )
 from gamut.experiments.validate import check_agent_name, check_seat, output_problem, seed, whole
 
@@ -199,12 +200,16 @@ def run_advise(args: argparse.Namespace) -> int:
     return 0
 
 
+def _advance(bar, done: int, total: int) -> None:
+    bar.total = total
+    bar.update(done - bar.n)
+
+
 def run_ranking(args: argparse.Namespace) -> int:
     from gamut.solvers.poker_dice.ranking import solve_ranking
 
-    # The ranking solve has no loop long enough to count; one line says it is running.
-    notice(args, f"solving the {args.players}-seat ranking game (seconds)...")
-    solved = solve_ranking(args.players)
+    with progress_bar(args, None, "situation", f"{args.players}-seat ranking") as bar:
+        solved = solve_ranking(args.players, progress=lambda done, total: _advance(bar, done, total))
     emit_result({"players": args.players, "win_share": solved["win_share"],
                  "seconds": solved["seconds"]}, args.json)
     return 0

@@ -187,11 +187,12 @@ def _hand_values(w_next: np.ndarray, b: int, t: int) -> tuple[np.ndarray, np.nda
     return mover, leader
 
 
-def solve_ranking(players: int) -> dict:
+def solve_ranking(players: int, progress=None) -> dict:
     """Optimal play of every seat in a ``players``-seat ranking game and each seat's win share.
 
     Returns ``{"players", "win_share" (list, by seat), "seconds", "leader_share" (array
-    W[m, b, t] as in the module docstring)}``. Shares sum to 1.
+    W[m, b, t] as in the module docstring)}``. Shares sum to 1. ``progress(done, total)``,
+    if given, is called after each solved situation ``(m, b, t)`` of the backward pass.
     """
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or \
             not 2 <= players <= MAX_PLAYERS:
@@ -203,6 +204,8 @@ def solve_ranking(players: int) -> dict:
     mover_value = np.zeros((players + 1, ranks, players + 1))
     dists = {}
     scratch = _Scratch()
+    # Situations of the backward pass: (ranks - 1) * (players - m) for each m < players, one for m = players.
+    total, done = 1 + (ranks - 1) * players * (players - 1) // 2, 0
     for m in range(1, players + 1):
         seated = players - m  # hands already final when m seats remain
         if seated == 0:
@@ -214,6 +217,9 @@ def solve_ranking(players: int) -> dict:
             mover_value[m, b, t] = scratch.turn(mover)
             W[m, b, t] = scratch.dist @ leader
             dists[m, b, t] = scratch.dist.copy()
+            done += 1
+            if progress is not None:
+                progress(done, total)
     # Forward: the distribution of (best so far, ties) before each seat.
     state = {(0, 0): 1.0}
     shares = []
