@@ -204,3 +204,18 @@ def test_pyspiel_observer_writes_the_kernel_tensor_into_its_views():
     assert observer.dict["player"].tolist() == [0.0, 1.0]
     assert observer.dict["filled"][0, 11] == 1.0
     assert state.observation_tensor(1) == observer.tensor.tolist()
+
+
+def test_uniform_faces_give_the_chance_probabilities_exactly():
+    # sample_roll adds one uniform face per rerolled die through KEEP_ADD; every
+    # sequence of faces equally likely must give dice.TRANSITION[keep], the
+    # probabilities of chance_outcomes().
+    for keep in range(dice.NUM_KEEPS):
+        free = dice.NUM_DICE - int(dice.KEEP_SIZE[keep])
+        counts = np.zeros(dice.NUM_ROLLS)
+        for faces in np.ndindex(*(dice.NUM_FACES,) * free):
+            k = keep
+            for f in faces:
+                k = dice.KEEP_ADD[k, f]
+            counts[k - dice.NUM_SHORT_KEEPS] += 1
+        np.testing.assert_allclose(counts / dice.NUM_FACES ** free, dice.TRANSITION[keep], rtol=0, atol=1e-15)
