@@ -17,8 +17,11 @@ For each game (short name -> game string in ``GAMES``):
   number of decisions.
 
 Everything is warmed up first (JIT compilation excluded); each rate is the
-median of ``--repeats`` timed repeats. A game whose batched environment is not
-installed is reported as missing.
+median of ``--repeats`` timed repeats, per wall-clock second (``*_steps_per_s``,
+the figures the targets apply to) and per CPU second of this process
+(``*_steps_per_cpu_s``: one core's speed even when other processes share the
+machine). A game whose batched environment is not installed is reported as
+missing.
 """
 
 from __future__ import annotations
@@ -55,8 +58,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
 
 
-def _time_ours(env, calls: int, seed: int) -> float:
-    """Seconds for ``calls`` steps of ``env`` with random legal actions."""
+def _time_ours(env, calls: int, seed: int) -> tuple[float, float]:
+    """Wall and CPU seconds for ``calls`` steps of ``env`` with random legal actions."""
     import numpy as np
 
     from gamut.envs.vector import game_streams, random_legal_actions
@@ -64,25 +67,30 @@ def _time_ours(env, calls: int, seed: int) -> float:
     policy = game_streams(seed, env.num_envs)
     actions = np.zeros(env.num_envs, np.int64)
     step = env.reset()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(calls):
         random_legal_actions(step.legal_mask, policy, actions)
         step = env.step(actions)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-def _ours_rate(game_string: str, args, threads) -> float:
+def _ours_rates(game_string: str, args, threads) -> tuple[float, float]:
+    """Steps per wall second and per CPU second (medians over the repeats)."""
     from gamut.envs.vector import make_vector
 
     env = make_vector(game_string, args.num_envs, args.seed, copy=False, threads=threads)
     _time_ours(env, 3, args.seed)  # warm-up: load or compile the kernels
-    seconds = [_time_ours(env, args.steps, args.seed + 1 + r) for r in range(args.repeats)]
-    return args.steps * args.num_envs / statistics.median(seconds)
+    times = [_time_ours(env, args.steps, args.seed + 1 + r) for r in range(args.repeats)]
+    return _rates(args.steps * args.num_envs, times)
 
 
-def _time_pyspiel_loop(game, decisions: int, rng) -> float:
-    """Seconds for ``decisions`` random decisions through a pyspiel State, observation written at each."""
-    start = time.perf_counter()
+def _rates(steps: int, times: list[tuple[float, float]]) -> tuple[float, float]:
+    return steps / statistics.median(t[0] for t in times), steps / statistics.median(t[1] for t in times)
+
+
+def _time_pyspiel_loop(game, decisions: int, rng) -> tuple[float, float]:
+    """Wall and CPU seconds for ``decisions`` random decisions through a pyspiel State, observation written at each."""
+    start, cpu = time.perf_counter(), time.process_time()
     state = game.new_initial_state()
     done = 0
     while done < decisions:
@@ -102,12 +110,12 @@ def _time_pyspiel_loop(game, decisions: int, rng) -> float:
             done += 1
             if not state.is_terminal() and not state.is_chance_node():
                 state.observation_tensor(state.current_player())
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-def _time_rl_env(env, decisions: int, rng) -> float:
-    """Seconds for ``decisions`` random decisions through rl_environment."""
-    start = time.perf_counter()
+def _time_rl_env(env, decisions: int, rng) -> tuple[float, float]:
+    """Wall and CPU seconds for ``decisions`` random decisions through rl_environment."""
+    start, cpu = time.perf_counter(), time.process_time()
     time_step = env.reset()
     for _ in range(decisions):
         if time_step.last():
@@ -115,10 +123,11 @@ def _time_rl_env(env, decisions: int, rng) -> float:
         player = time_step.observations["current_player"]
         legal = time_step.observations["legal_actions"][player]
         time_step = env.step([legal[int(rng.integers(len(legal)))]])
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-def _baseline_rates(game_string: str, args) -> tuple[float, float]:
+def _baseline_rates(game_string: str, args) -> tuple[tuple[float, float], tuple[float, float]]:
+    """(wall, CPU) steps per second of the pyspiel loop and of rl_environment."""
     import numpy as np
     from open_spiel.python import rl_environment
 
@@ -132,7 +141,7 @@ def _baseline_rates(game_string: str, args) -> tuple[float, float]:
     _time_rl_env(env, 50, rng)
     loop = [_time_pyspiel_loop(game, args.baseline_steps, rng) for _ in range(args.repeats)]
     rl = [_time_rl_env(env, args.baseline_steps, rng) for _ in range(args.repeats)]
-    return args.baseline_steps / statistics.median(loop), args.baseline_steps / statistics.median(rl)
+    return _rates(args.baseline_steps, loop), _rates(args.baseline_steps, rl)
 
 
 def run(args) -> dict:
@@ -155,9 +164,9 @@ def run(args) -> dict:
             missing.append(short)
             games[short] = {**entry, "missing": f"no batched environment ({_GAME_MODULES[short]} does not exist)"}
             continue
-        ours = _ours_rate(game_string, args, None)
-        ours_all = _ours_rate(game_string, args, all_cores)
-        pyspiel_rate, rl_env_rate = _baseline_rates(game_string, args)
+        ours, ours_cpu = _ours_rates(game_string, args, None)
+        ours_all, _ = _ours_rates(game_string, args, all_cores)
+        (pyspiel_rate, pyspiel_cpu), (rl_env_rate, rl_env_cpu) = _baseline_rates(game_string, args)
         games[short] = {
             **entry,
             "ours_steps_per_s": ours,
@@ -166,6 +175,10 @@ def run(args) -> dict:
             "ratio_vs_pyspiel": ours / pyspiel_rate,
             "ratio_vs_rl_env": ours / rl_env_rate,
             "ours_steps_per_s_all_cores": ours_all,
+            # Per second of this process's CPU time: what one core gives when others share the machine.
+            "ours_steps_per_cpu_s": ours_cpu,
+            "pyspiel_steps_per_cpu_s": pyspiel_cpu,
+            "rl_env_steps_per_cpu_s": rl_env_cpu,
             "target_steps_per_s": TARGET_STEPS_PER_S[short],
             "meets_target": ours >= TARGET_STEPS_PER_S[short],
             "meets_ratio_target": ours / rl_env_rate >= TARGET_RATIO_VS_RL_ENV,
