@@ -37,3 +37,20 @@ def test_every_variant_documented_and_sizes_follow_the_formula():
     for name, default in DEFAULT_PARAMS.items():
         cells = [c.strip(" `") for c in rows[name].split("|")]
         assert cells[3] == str(default).lower(), (name, cells)
+
+
+def test_documented_observation_scales_and_version():
+    from gamut.envs.poker_dice.encoding import observation_scales
+    from gamut.envs.poker_dice.game import GAME_VERSION
+
+    text = PAGE.read_text()
+    rows = [line.split("|")[1:-1] for line in text.splitlines()
+            if line.split("|")[1:2] in ([" max rolls "], [" total "], [" aux "], [" score "])]
+    header = next(line for line in text.splitlines() if line.startswith("| scale | rule |"))
+    variants = [c.strip() for c in header.split("|")[3:-1]]
+    for column, variant in enumerate(variants):
+        players = 3 if variant == "ranking" else 1
+        game = pyspiel.load_game(f"poker_dice(variant={variant},players={players})")
+        documented = [float(row[2 + column].split()[0]) for row in rows]
+        assert documented == observation_scales(game.tables).tolist(), variant
+    assert f"\n- {GAME_VERSION}: observation tensor scaled" in text
