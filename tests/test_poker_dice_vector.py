@@ -118,6 +118,11 @@ def test_illegal_action_names_the_row_and_the_legal_actions():
     _same_rows(env.step(actions), twin.step(actions), slice(None))
 
 
+def test_no_information_state_tensor():
+    with pytest.raises(ValueError, match="no information-state tensor"):
+        make_vector("poker_dice(variant=yacht12,players=1)", 2, info_state=True)
+
+
 def test_observations_stay_in_the_declared_bounds():
     assert observation_bounds("poker_dice(variant=classic,players=2)") == (-1.0, 1.0)
     assert PokerDiceVector.obs_low == -1.0
