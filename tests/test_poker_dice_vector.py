@@ -39,8 +39,9 @@ def test_replay_other_parameters(game_string):
     replay_check(game_string, num_envs=8, steps=40, seed=5)
 
 
-def _drive(env, steps, policy_seed, num_rows=None):
-    """Steps of ``env`` under random legal actions of its first ``num_rows`` rows' policy streams."""
+def _drive(env, steps, policy_seed):
+    """The records of ``reset()`` and ``steps`` calls under random legal actions (row i's
+    action drawn from policy stream ``(policy_seed, i)``)."""
     policy = game_streams(policy_seed, env.num_envs)
     actions = np.zeros(env.num_envs, np.int64)
     records = [env.reset()]
