@@ -134,16 +134,16 @@ def _saved_game(header: str, game: pyspiel.Game | None) -> pyspiel.Game:
     return saved
 
 
-def _action_ids(line: str) -> list[int]:
+def _action_ids(line: str):
+    # A generator: replay stops at the first bad id or at the end of the game,
+    # whatever follows.
     if line == "":
-        return []
-    ids = []
+        return
     for move, token in enumerate(line.split(" ")):
         if _ACTION_ID.fullmatch(token) is None or int(token) > INT64_MAX:
             raise ValueError(f"saved state: move {move} is {token[:30]!r}, not an action id "
                              "(a non-negative decimal integer within int64, ids separated by single spaces)")
-        ids.append(int(token))
-    return ids
+        yield int(token)
 
 
 def _require_replayable(state: pyspiel.State, move: int, action: int) -> None:
