@@ -33,7 +33,8 @@ def register(subparsers) -> None:
     parser.add_argument("--game", required=True, help="pyspiel game string, e.g. kuhn_poker or leduc_poker()")
     parser.add_argument("--algo", choices=ALGORITHMS, default="cfr+", help="algorithm (default: %(default)s)")
     parser.add_argument("--iterations", type=whole(0), default=1000,
-                        help="total iterations; a resumed run continues up to this count (default: %(default)s)")
+                        help="total iterations; a resumed run continues up to this count, never below the "
+                             "checkpoint's (default: %(default)s)")
     parser.add_argument("--checkpoint", type=output_file,
                         help="checkpoint file (.npz), written periodically and at the end")
     parser.add_argument("--resume", action="store_true", help="continue from --checkpoint")
