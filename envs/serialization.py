@@ -63,8 +63,13 @@ def serialize_state(state: pyspiel.State) -> str:
     >>> serialize_state(pyspiel.load_game("poker_dice(variant=yacht12,players=1)").new_initial_state())
     'gamut-state v1 poker_dice(joker=free,players=1,variant=yacht12,zero_sum=False)\\n'
     """
+    game = state.get_game()
+    if type(state) is not type(game.new_initial_state()):
+        # A subclass (a search's modelled state) may hold a position its history does not reach.
+        raise ValueError(f"only states of {game.get_type().short_name}'s own State class can be saved, "
+                         f"not a {type(state).__name__}: its history need not reproduce it")
     history = " ".join(str(int(a)) for a in state.history())
-    return f"{FORMAT_TAG} v{FORMAT_VERSION} {state.get_game()}\n{history}"
+    return f"{FORMAT_TAG} v{FORMAT_VERSION} {game}\n{history}"
 
 
 def deserialize_state(text: str | bytes, game: pyspiel.Game | None = None) -> pyspiel.State:

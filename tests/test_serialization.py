@@ -217,3 +217,11 @@ def test_spliced_and_mutated_saves_never_load_inconsistent():
         _assert_consistent(loaded, text)
     # Some splices are legal histories (e.g. a prefix), so both branches ran.
     assert 0 < loaded_count < len(candidates)
+
+
+def test_a_subclass_state_whose_history_may_not_reach_it_is_not_saved():
+    from gamut.solvers.palace_poker.search import ModelledState
+
+    state = ModelledState(pyspiel.load_game("palace_poker"))
+    with pytest.raises(ValueError, match="not a ModelledState"):
+        state.serialize()
