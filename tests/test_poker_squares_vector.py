@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numba
 import numpy as np
 import pyspiel
 import pytest
@@ -222,3 +223,142 @@ def test_the_pages_batched_environment_example_runs(capsys):
     exec(compile(blocks[0], "poker_squares.md", "exec"), {})
     count, mean = capsys.readouterr().out.split()
     assert int(count) >= 256 and 0 <= float(mean) <= 300
+
+
+# ---------------------------------------------------------------- 100,000 random kernel states
+CHUNK = 2_500  # states per batch: small arrays are reused by the allocator (100,000 at once: gigabytes)
+
+
+def random_kernel_states(rng, count: int, players: int):
+    """Random deals of 0..25 cards, each player's first cards in random cells.
+
+    Returns the states, int64 (count, STATE_SIZE), and the whole deal each was
+    cut from, int64 (count, 25).
+    """
+    states = np.full((count, K.STATE_SIZE), -1, np.int64)
+    deals = np.argsort(rng.random((count, 52)), axis=1)[:, :K.NUM_CELLS]
+    dealt = rng.integers(0, K.NUM_CELLS + 1, count)
+    states[:, K.S_DEAL:K.S_DEAL + K.NUM_CELLS] = np.where(np.arange(K.NUM_CELLS) < dealt[:, None], deals, -1)
+    states[:, K.S_NUM_DEALT] = dealt
+    rows = np.arange(count)
+    for q in range(K.MAX_PLAYERS):
+        placed = np.floor(rng.random(count) * (dealt + 1)).astype(np.int64) if q < players else np.zeros(count, int)
+        cells = np.argsort(rng.random((count, K.NUM_CELLS)), axis=1)
+        for k in range(K.NUM_CELLS):
+            on = k < placed
+            states[rows[on], K.S_GRID + K.NUM_CELLS * q + cells[on, k]] = deals[on, k]
+        states[:, K.S_NUM_PLACED + q] = placed
+    return states, deals
+
+
+def reference_tensors(states: np.ndarray, players: int, player: int, perfect_recall: bool) -> np.ndarray:
+    """The tensors of many states at once, block by block with numpy (the layout of the observer's docstring).
+
+    A second, vectorised reference beside ``reference_tensor``: fast enough for 100,000 states.
+    """
+    count = len(states)
+    grids = np.zeros((count, players, K.NUM_CELLS, CELL_FEATURES), np.float32)
+    order = [player] + [q for q in range(players) if q != player]
+    rows, cells = np.meshgrid(np.arange(count), np.arange(K.NUM_CELLS), indexing="ij")
+    for slot, q in enumerate(order):
+        cards = states[:, K.S_GRID + K.NUM_CELLS * q:K.S_GRID + K.NUM_CELLS * (q + 1)]
+        full = cards >= 0
+        grids[rows[~full], slot, cells[~full], CELL_FEATURES - 1] = 1
+        grids[rows[full], slot, cells[full], cards[full] >> 2] = 1
+        grids[rows[full], slot, cells[full], NUM_RANKS + (cards[full] & 3)] = 1
+    deal = states[:, K.S_DEAL:K.S_DEAL + K.NUM_CELLS]
+    position = np.arange(K.NUM_CELLS)
+    dealt = (position < states[:, K.S_NUM_DEALT, None])
+    placed = states[:, K.S_NUM_PLACED + player, None]
+    cards = np.zeros((count, 3, 52), np.float32)
+    for block, chosen in enumerate([dealt & (position == placed), dealt & (position > placed)]):
+        cards[rows[chosen], block, deal[chosen]] = 1
+    cards[:, 2] = 1
+    cards[rows[dealt], 2, deal[dealt]] = 0
+    parts = [grids.reshape(count, -1), cards.reshape(count, -1)]
+    if perfect_recall:
+        order_block = np.zeros((count, K.NUM_CELLS, 52), np.float32)
+        order_block[rows[dealt], cells[dealt], deal[dealt]] = 1
+        parts.append(order_block.reshape(count, -1))
+    return np.concatenate(parts, axis=1)
+
+
+@numba.njit(cache=True)
+def _write_all(states, cfg, player, perfect_recall, out):
+    for i in range(states.shape[0]):
+        write_tensor(states[i], cfg, player, perfect_recall, out[i])
+
+
+@numba.njit(cache=True)
+def _sets_of_all(states, player, cells_out, cards_out, counts):
+    for i in range(states.shape[0]):
+        counts[i, 0] = K.legal_cells(states[i], player, cells_out[i])
+        counts[i, 1] = K.unseen_cards(states[i], cards_out[i])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [1, 2])
+def test_kernels_on_100000_random_states(players):
+    rng = np.random.default_rng(players)
+    cfg = K.make_config(players, False, False, np.zeros(10, np.int64))
+    for _ in range(100_000 // CHUNK):
+        states, _ = random_kernel_states(rng, CHUNK, players)
+        player = int(rng.integers(players))
+        # The information state is the observation followed by the deal order.
+        expected = reference_tensors(states, players, player, True)
+        for size in (expected.shape[1] - K.NUM_CELLS * 52, expected.shape[1]):
+            out = np.full((CHUNK, size), 5.0, np.float32)  # stale contents must be overwritten
+            _write_all(states, cfg, player, size == expected.shape[1], out)
+            np.testing.assert_array_equal(out, expected[:, :size])
+        cells, cards = np.zeros((CHUNK, 25), np.int64), np.zeros((CHUNK, 52), np.int64)
+        counts = np.zeros((CHUNK, 2), np.int64)
+        _sets_of_all(states, player, cells, cards, counts)
+        grid = states[:, K.S_GRID + K.NUM_CELLS * player:K.S_GRID + K.NUM_CELLS * (player + 1)]
+        dealt = np.zeros((CHUNK, 52), bool)
+        deal = states[:, K.S_DEAL:K.S_DEAL + K.NUM_CELLS]
+        dealt[np.nonzero(deal >= 0)[0], deal[deal >= 0]] = True
+        np.testing.assert_array_equal(counts[:, 0], (grid < 0).sum(axis=1))
+        np.testing.assert_array_equal(counts[:, 1], 52 - dealt.sum(axis=1))
+        # The listed ids, ascending, in the first count entries.
+        listed_cells = np.where(np.arange(25) < counts[:, :1], cells, 99)
+        np.testing.assert_array_equal(listed_cells, np.sort(np.where(grid < 0, np.arange(25), 99), axis=1))
+        listed_cards = np.where(np.arange(52) < counts[:, 1:], cards, 99)
+        np.testing.assert_array_equal(listed_cards, np.sort(np.where(dealt, 99, np.arange(52)), axis=1))
+
+
+@numba.njit(cache=True)
+def _update_all(before, after, cells, perfect_recall, cfg, updated, fresh):
+    for i in range(before.shape[0]):
+        write_tensor(before[i], cfg, 0, perfect_recall, updated[i])
+        update_after_placement(after[i], cells[i], before[i, K.S_NUM_PLACED], before[i, K.S_NUM_DEALT],
+                               perfect_recall, updated[i])
+        write_tensor(after[i], cfg, 0, perfect_recall, fresh[i])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("perfect_recall", [False, True])
+def test_update_after_placement_on_100000_random_moves(perfect_recall):
+    rng = np.random.default_rng(7 + perfect_recall)
+    cfg = K.make_config(1, False, False, np.zeros(10, np.int64))
+    checked = 0
+    while checked < 100_000:
+        states, deals = random_kernel_states(rng, CHUNK, 1)
+        placed, dealt = states[:, K.S_NUM_PLACED], states[:, K.S_NUM_DEALT]
+        keep = (placed < dealt) & (placed < K.NUM_CELLS - 1)  # a card to place, and the game goes on after it
+        before, deals = states[keep], deals[keep]
+        count = len(before)
+        rows = np.arange(count)
+        # A random empty cell gets the card to place; then 0 or more further cards of the deal come out.
+        empty = before[:, :K.NUM_CELLS] < 0
+        cells = np.argmax(np.where(empty, rng.random((count, K.NUM_CELLS)), -1.0), axis=1)
+        after = before.copy()
+        after[rows, cells] = before[rows, K.S_DEAL + before[:, K.S_NUM_PLACED]]
+        after[:, K.S_NUM_PLACED] += 1
+        now = np.floor(before[:, K.S_NUM_DEALT] + rng.random(count) * (K.NUM_CELLS + 1 - before[:, K.S_NUM_DEALT]))
+        after[:, K.S_NUM_DEALT] = now.astype(np.int64)
+        after[:, K.S_DEAL:K.S_DEAL + K.NUM_CELLS] = np.where(np.arange(K.NUM_CELLS) < now[:, None], deals, -1)
+        size = 1906 if perfect_recall else 606
+        updated, expected = np.zeros((count, size), np.float32), np.zeros((count, size), np.float32)
+        _update_all(before, after, cells, perfect_recall, cfg, updated, expected)
+        np.testing.assert_array_equal(updated, expected)
+        checked += count
