@@ -88,12 +88,12 @@ def register(subparsers) -> None:
     ev = actions.add_parser("eval", help="mean score of an agent on seeded deals, with a 95%% CI")
     ev.add_argument("--agent", required=True,
                     help="agent name (random, greedy, learned, crossline, expectimax, expectimax_deep, "
-                         "expectimax_cross, mc, mc_learned, mc_cross, mcts)")
+                         "expectimax_cross, mc, mc_learned, mc_cross, mcts, net, net_search)")
     _add_deals(ev)
     _add_scoring(ev)
     ev.add_argument("--seconds-per-game", type=real(0, above=True),
                     help="time budget per game for agents that take one (expectimax, expectimax_deep, "
-                         "expectimax_cross, mc, mc_learned, mc_cross, mcts)")
+                         "expectimax_cross, mc, mc_learned, mc_cross, mcts, net_search)")
     ev.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="agent option, repeatable (e.g. --option policy=learned)")
     ev.add_argument("--agent-seed", type=seed, default=1, help="seed of the agent's own randomness")
@@ -171,6 +171,35 @@ def register(subparsers) -> None:
                             "(default: results/poker_squares/crossline_<scoring>.npz)")
     _add_output_flags(refit)
     refit.set_defaults(handler=run_refit_crossline)
+
+    net = actions.add_parser("train-net", help="train the afterstate value network by batched self-play, "
+                             "TD(lambda) and replay (resumable; needs the train extra: JAX, optax)")
+    _add_scoring(net)
+    net.add_argument("--positions", type=whole(1), required=True,
+                     help="training positions (afterstates, 24 per game) to reach, in whole chunks")
+    net.add_argument("--out", type=output_file, required=True, help="checkpoint file, written after every chunk")
+    net.add_argument("--seed", type=seed, default=0, help="training seed (default: %(default)s)")
+    net.add_argument("--resume", action="store_true",
+                     help="continue the run of --out (same settings; --positions may be raised)")
+    net.add_argument("--workers", type=whole(1, 256), default=1,
+                     help="processes playing each chunk's games; the games do not depend on it (default: %(default)s)")
+    net.add_argument("--games-per-chunk", type=whole(1, 1_000_000), default=2048,
+                     help="self-play games per chunk (default: %(default)s)")
+    net.add_argument("--updates", type=whole(0, 1_000_000), default=384,
+                     help="Adam steps per chunk (default: %(default)s)")
+    net.add_argument("--batch", type=whole(1, 1_000_000), default=256, help="minibatch size (default: %(default)s)")
+    net.add_argument("--buffer", type=memory_count(29), default=400_000,
+                     help="replay buffer, in positions (default: %(default)s)")
+    net.add_argument("--lam", type=real(0, 1), default=0.7, help="TD(lambda) lambda, 0..1 (default: %(default)s)")
+    net.add_argument("--epsilon", type=real(0, 1), default=0.05,
+                     help="probability of a random empty cell in self-play, 0..1 (default: %(default)s)")
+    net.add_argument("--learning-rate", type=real(0, 1, above=True), default=1e-3,
+                     help="Adam step size (default: %(default)s)")
+    net.add_argument("--export", type=output_file,
+                     help="also write the weight file the net agents read (e.g. results/poker_squares/"
+                          "net_american.npz)")
+    _add_output_flags(net)
+    net.set_defaults(handler=run_train_net)
 
     play = actions.add_parser("play", help="play Poker Squares in the terminal with hints")
     _add_scoring(play)
@@ -354,6 +383,33 @@ def run_refit_crossline(args) -> int:
                                   progress=_chunk_progress(
                                       args, bar, "{done:>8,} / {total:,} games   mean so far {mean:7.2f}   "
                                                  "{seconds:7.0f} s"))
+    emit_result(summary, args.json)
+    return 0
+
+
+def run_train_net(args) -> int:
+    import importlib.util
+    import shlex
+    import sys
+
+    missing = [name for name in ("jax", "optax") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ValueError(f"train-net needs {' and '.join(missing)} (the train extra): pip install -e '.[train]'")
+    from gamut.solvers.poker_squares.net_train import POSITIONS_PER_GAME, export, train_net
+
+    settings = {"games_per_chunk": args.games_per_chunk, "updates": args.updates, "batch": args.batch,
+                "buffer": args.buffer, "lam": args.lam, "epsilon": args.epsilon,
+                "learning_rate": args.learning_rate}
+    per_chunk = args.games_per_chunk * POSITIONS_PER_GAME
+    total = -(-args.positions // per_chunk) * per_chunk
+    command = "gamut " + shlex.join(sys.argv[1:])
+    with progress_bar(args, total, "position", "self-play + TD(lambda)") as bar:
+        summary = train_net(args.scoring, args.positions, Path(args.out), seed=args.seed, resume=args.resume,
+                            workers=args.workers, command=command, progress=_chunk_progress(
+                                args, bar, "{done:>12,} / {total:,} positions   mean of the chunk's games "
+                                           "{mean:7.2f}   {seconds:7.0f} s"), **settings)
+    if args.export:
+        summary["export"] = export(Path(args.out), Path(args.export), command)["sha256"]
     emit_result(summary, args.json)
     return 0
 
