@@ -35,14 +35,15 @@ agents or the kernels.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import platform
 import time
+import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-import multiprocessing
 
 import numba
 import numpy as np
@@ -185,6 +186,12 @@ class Trainer:
         return self.jax.tree_util.tree_unflatten(treedef, [self.jax.numpy.asarray(x) for x in leaves])
 
 
+@functools.lru_cache(maxsize=4)
+def _trainer(learning_rate: float) -> Trainer:
+    """One compiled trainer per step size in a process (compiling the update takes seconds)."""
+    return Trainer(learning_rate)
+
+
 def forward(params, lines, glob, empty):
     """JAX forward pass (unscaled output) of a batch: lines (B, 10, 40), glob (B, 18), empty (B, 25) -> (B,)."""
     import jax.numpy as jnp
@@ -263,7 +270,7 @@ def train_net(scoring: str, positions: int, path: Path, seed: int = 0, resume: b
     path = Path(path)
     per_chunk = cfg["games_per_chunk"] * POSITIONS_PER_GAME
     chunks = -(-positions // per_chunk)
-    trainer = Trainer(cfg["learning_rate"])
+    trainer = _trainer(cfg["learning_rate"])
     if path.exists() and not resume:
         raise ValueError(f"--out {path} exists: pass --resume to continue its run, or choose another file")
     if path.exists():
