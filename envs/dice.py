@@ -1,6 +1,6 @@
 """Five six-sided dice: roll and keep encodings, transitions and category tests.
 
-Every poker-dice game (``../shared/rules/poker_dice.md``) scores a roll by its
+Every poker-dice game (``docs/games/poker_dice.md``) scores a roll by its
 multiset of faces, so rolls are stored sorted. Faces are ``1..6``.
 
 Encodings

@@ -2,7 +2,7 @@
 
 Two modes share the turn engine: *scorecard* games (classic, classic_banked,
 yacht12, yahtzee; scoring from :mod:`gamut.envs.poker_dice.scoring`) and the
-*ranking* game (section 3 of ``../shared/rules/poker_dice.md``).
+*ranking* game (its rules in ``docs/games/poker_dice.md``).
 
 Action ids (player moves)
 -------------------------

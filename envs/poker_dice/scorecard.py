@@ -1,6 +1,6 @@
 """Scorecard variants of poker dice as data, compiled to arrays for the kernels.
 
-A variant (``../shared/rules/poker_dice.md`` sections 1 and 2) is a table of
+A variant (the scorecard games of ``docs/games/poker_dice.md``) is a table of
 boxes. Each box names a *requirement* and a *points* rule (strings parsed
 below), an unscaled *premium* added when the requirement is met, whether its
 points double when made with the turn's first roll, its stage, whether it

@@ -1,6 +1,6 @@
 """Poker dice scorecard games under optimal play: scores, what each rule is worth, agents.
 
-Three kinds of trial (``../shared/rules/poker_dice.md`` sections 1 and 2):
+Three kinds of trial (the scorecard games of ``docs/games/poker_dice.md``):
 
 * ``exact``: the exact optimal expected score of each variant from the
   solitaire DP (:func:`gamut.solvers.poker_dice.solution.solve`), and of the same
