@@ -140,6 +140,23 @@ def test_mccfr_agent_plays_from_its_policy_file(tmp_path):
         play_pyspiel(game, [make_bot(game, "mccfr", 0, 3, path=str(path)), make_bot(game, "heuristic", 1, 0)], 5)
 
 
+def test_mccfr_draw_training_does_not_depend_on_the_follow_rule():
+    # The draw walker plays tricks by the heuristic, which beats whenever it can,
+    # so the committed version-1 draw policy is also version 2's.
+    from gamut.solvers.cfr.mccfr import MCCFR
+    from gamut.solvers.poke.policies import full_deal_string
+    from gamut.solvers.poke.walker import DrawWalker
+
+    tables = []
+    for follow in ("must_beat", "free"):
+        game = pyspiel.load_game(full_deal_string().replace("follow=must_beat", f"follow={follow}"))
+        assert game.get_parameters()["follow"] == follow
+        solver = MCCFR(DrawWalker(game), "external", seed=4)
+        solver.run(300)
+        tables.append(solver.tables)
+    assert tables[0] == tables[1] and len(tables[0]) > 100
+
+
 def test_point_value_is_positive_and_zero_without_the_extra_point():
     from gamut.solvers.poke.point_value import _play_with_bonus, point_value_samples
     from gamut.solvers.poke.match import play_heuristic_match
