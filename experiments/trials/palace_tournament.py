@@ -118,10 +118,8 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
             for d in range(spec["deals"])]
 
 
-def summarize(table: pd.DataFrame, params: dict, writer) -> str:
-    import matplotlib.pyplot as plt
-    import numpy as np
-
+def standings(table: pd.DataFrame) -> pd.DataFrame:
+    """Each agent's mean chips per hand (95% CI) and A - B per table size and match-up."""
     from gamut.solvers.stats import mean_ci, paired_diff_ci
 
     rows = []
@@ -133,24 +131,51 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
                      "b_mean_chips": est_b.value, "b_ci95_low": est_b.ci95_low, "b_ci95_high": est_b.ci95_high,
                      "diff": diff.value, "diff_ci95_low": diff.ci95_low, "diff_ci95_high": diff.ci95_high,
                      "a_beats_b": bool(est_a.ci95_low > est_b.ci95_high), "deals": est_a.n})
-    summary = pd.DataFrame(rows)
-    writer.table("standings", summary)
+    return pd.DataFrame(rows)
+
+
+def plot(table: pd.DataFrame, params: dict, writer) -> None:
+    """Draw the figure from the trials table alone (what ``summarize`` draws, without its tables)."""
+    writer.figure("standings", standings_figure(standings(table), params))
+
+
+def standings_figure(summary: pd.DataFrame, params: dict):
+    """A's own mean chips per hand with its 95% CI, one panel per table size (the figure the README quotes).
+
+    The seats alternate A, B, ... and every deal is played in every rotation,
+    so B's chips per hand are A's negated; the figures are written beside the bars.
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
 
     sizes = list(dict.fromkeys(summary["players"]))
-    fig, axes = plt.subplots(1, len(sizes), figsize=(4.8 * len(sizes), 0.6 * len(params["matchups"]) + 2.2),
+    fig, axes = plt.subplots(1, len(sizes), figsize=(4.8 * len(sizes), 0.6 * len(params["matchups"]) + 2.4),
                              squeeze=False, sharey=True)
     for ax, n in zip(axes[0], sizes):
         part = summary[summary["players"] == n].reset_index(drop=True)
         y = np.arange(len(part))
-        ax.errorbar(part["diff"], y, xerr=[part["diff"] - part["diff_ci95_low"], part["diff_ci95_high"] - part["diff"]],
-                    fmt="o", capsize=3)
+        ax.errorbar(part["a_mean_chips"], y, xerr=[part["a_mean_chips"] - part["a_ci95_low"],
+                                                   part["a_ci95_high"] - part["a_mean_chips"]],
+                    fmt="o", capsize=4, elinewidth=2)
+        for yi, (_, r) in zip(y, part.iterrows()):
+            ax.annotate(f"{r['a_mean_chips']:+.2f} ({r['a_ci95_low']:+.2f} .. {r['a_ci95_high']:+.2f})",
+                        (r["a_mean_chips"], yi), textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8)
         ax.axvline(0.0, color="grey", lw=0.8)
-        ax.set_yticks(y, [f"{a} - {b}" for a, b in zip(part["a"], part["b"])])
-        ax.set(title=f"{n} players", xlabel="chips per hand, A - B (95% CI)")
+        ax.set_yticks(y, [f"{a} vs {b}" for a, b in zip(part["a"], part["b"])])
+        ax.set_ylim(-0.6, len(part) - 0.4)
+        ax.set(title=f"{n} players, n = {int(part['deals'].iloc[0]):,} deals", xlabel="A's chips per hand (95% CI)")
         ax.grid(True, axis="x", alpha=0.3)
-    fig.suptitle(f"Palace Poker ({params['betting']}): A's chips per hand minus B's, rotated seats, common deals")
+    fig.suptitle(f"Palace Poker ({params['betting']}): A's mean chips per hand against B, rotated seats, "
+                 "common deals")
     fig.tight_layout()
-    writer.figure("standings", fig)
+    return fig
+
+
+def summarize(table: pd.DataFrame, params: dict, writer) -> str:
+    summary = standings(table)
+    writer.table("standings", summary)
+
+    writer.figure("standings", standings_figure(summary, params))
 
     shown = summary[["players", "a", "b", "a_mean_chips", "a_ci95_low", "a_ci95_high", "b_mean_chips",
                      "b_ci95_low", "b_ci95_high", "a_beats_b", "deals"]]
@@ -160,5 +185,5 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
         "",
         markdown_table(shown.reset_index(drop=True)),
         "",
-        "![A - B per table size](standings.png)",
+        "![A's chips per hand per table size](standings.png)",
     ])

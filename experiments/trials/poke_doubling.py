@@ -131,38 +131,95 @@ def _pooled(group: pd.DataFrame):
     return moments_ci(*combine_moments(group["n"], group["mean"], group["m2"]))
 
 
-def summarize(table: pd.DataFrame, params: dict, writer) -> str:
-    import matplotlib.pyplot as plt
-
-    point = _pooled(table[table["kind"] == "point_value"])
-    writer.table("point_value", pd.DataFrame([{"value": point.value, "ci95_low": point.ci95_low,
-                                               "ci95_high": point.ci95_high, "n": point.n}]))
-
-    matches = table[table["kind"] == "match"]
+def head_to_head(table: pd.DataFrame) -> pd.DataFrame:
+    """Mean margin (95% CI, pairs of rubbers) of every match-up, both ways round."""
     rows = []
-    for (a, b), group in matches.groupby(["a", "b"], sort=False):
+    for (a, b), group in table[table["kind"] == "match"].groupby(["a", "b"], sort=False):
         est = _pooled(group)
         rows.append({"a": a, "b": b, "mean_margin": est.value, "ci95_low": est.ci95_low,
                      "ci95_high": est.ci95_high, "n_pairs": est.n})
         rows.append({"a": b, "b": a, "mean_margin": -est.value, "ci95_low": -est.ci95_high,
                      "ci95_high": -est.ci95_low, "n_pairs": est.n})
-    head = pd.DataFrame(rows)
-    writer.table("head_to_head", head)
+    return pd.DataFrame(rows)
+
+
+def _versus_default(head: pd.DataFrame, params: dict) -> pd.DataFrame:
     thresholds = {name: ",".join(str(int(x)) for x in arr)
                   for name, arr in parse_policies(params["policies"]).items()}
     versus = head[head["b"] == "default"].sort_values("mean_margin").reset_index(drop=True)
     versus.insert(1, "thresholds", versus["a"].map(thresholds))
+    return versus
 
-    fig, ax = plt.subplots(figsize=(7, 0.5 * len(versus) + 1.5))
+
+def plot(table: pd.DataFrame, params: dict, writer) -> None:
+    """Draw the figure from the trials table alone (what ``summarize`` draws, without its tables)."""
+    writer.figure("margins_vs_default", margins_figure(_versus_default(head_to_head(table), params), params))
+
+
+_STAGES = ("double", "redouble", "free", "dealer double", "dealer redouble")
+
+
+def policy_in_words(thresholds: str) -> str:
+    """A threshold set (``"2,1,4,1,0"``) as when each draw is taken.
+
+    >>> policy_in_words("2,1,4,1,0")
+    'double < two pair, redouble < one pair, free < straight, dealer double < one pair, dealer redouble never'
+    """
+    from gamut.envs.hands import CATEGORY_NAMES, NUM_CATEGORIES
+
+    words = []
+    for stage, value in zip(_STAGES, (int(v) for v in thresholds.split(","))):
+        if value == 0:
+            words.append(f"{stage} never")
+        elif value >= NUM_CATEGORIES:
+            words.append(f"{stage} always")
+        else:
+            words.append(f"{stage} < {CATEGORY_NAMES[value]}")
+    return ", ".join(words)
+
+
+def margins_figure(versus: pd.DataFrame, params: dict):
+    """Each policy's margin against ``default`` with its 95% CI, the figures written beside the bars.
+
+    The intervals (a few points) are narrow against margins of hundreds, so
+    they are drawn as thick bars and also written out; each policy is labelled
+    with its draws in words (the draw is taken when the hand is below the
+    named category).
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(14, 0.62 * len(versus) + 1.8))
     y = np.arange(len(versus))
-    ax.errorbar(versus["mean_margin"], y, xerr=[versus["mean_margin"] - versus["ci95_low"],
-                                                versus["ci95_high"] - versus["mean_margin"]], fmt="o", capsize=3)
+    ax.hlines(y, versus["ci95_low"], versus["ci95_high"], color="tab:blue", lw=6)
+    ax.plot(versus["mean_margin"], y, "|", color="black", ms=12, mew=1.5)
+    for yi, (_, r) in zip(y, versus.iterrows()):
+        ax.annotate(f"{r['mean_margin']:+.1f} ({r['ci95_low']:+.1f} .. {r['ci95_high']:+.1f}), n={int(r['n_pairs']):,}",
+                    (1.02, yi), xycoords=("axes fraction", "data"), va="center", fontsize=8)
     ax.axvline(0.0, color="grey", lw=0.8)
-    ax.set_yticks(y, [f"{a} ({t})" for a, t in zip(versus["a"], versus["thresholds"])])
-    ax.set_xlabel("mean above-the-line margin per rubber against 'default' (95% CI)")
-    ax.set_title("Draw/double policies head to head, common random deals")
+    ax.set_yticks(y, [f"{a}\n{policy_in_words(t)}" for a, t in zip(versus["a"], versus["thresholds"])],
+                  fontsize=7.5)
+    ax.set_xlabel("mean above-the-line margin per rubber against 'default' (95% CI, n pairs of rubbers)")
+    ax.set_title(f"Draw/double policies against 'default' ({policy_in_words(_versus_default_thresholds(params))}),"
+                 "\ncommon random deals, seats swapped", fontsize=9)
+    ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
-    writer.figure("margins_vs_default", fig)
+    return fig
+
+
+def _versus_default_thresholds(params: dict) -> str:
+    return ",".join(str(int(x)) for x in parse_policies(params["policies"])["default"])
+
+
+def summarize(table: pd.DataFrame, params: dict, writer) -> str:
+    point = _pooled(table[table["kind"] == "point_value"])
+    writer.table("point_value", pd.DataFrame([{"value": point.value, "ci95_low": point.ci95_low,
+                                               "ci95_high": point.ci95_high, "n": point.n}]))
+
+    head = head_to_head(table)
+    writer.table("head_to_head", head)
+    versus = _versus_default(head, params)
+
+    writer.figure("margins_vs_default", margins_figure(versus, params))
 
     eq = table[table["kind"] == "equilibrium"][["stage", "stage_name", "hand", "draws", "decisions", "frequency",
                                                 "ci95_low", "ci95_high"]].reset_index(drop=True)

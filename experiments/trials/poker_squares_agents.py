@@ -91,8 +91,6 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
 
 
 def summarize(table: pd.DataFrame, params: dict, writer) -> str:
-    import matplotlib.pyplot as plt
-
     from gamut.envs.hands import CATEGORY_NAMES
 
     fixed = table[table["budget"] == 0]
@@ -115,12 +113,7 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
                          "columns_per_game": float((cats[:, 5:] == c).sum(axis=1).mean())})
     writer.table("category_frequencies", pd.DataFrame(freq))
 
-    budget_rows = []
-    for budget, g in table[table["budget"] > 0].groupby("budget"):
-        est = mean_ci(g["score"])
-        budget_rows.append({"budget_seconds": budget, "mean": est.value, "ci95_low": est.ci95_low,
-                            "ci95_high": est.ci95_high, "n": est.n, "seconds_per_game": float(g["seconds"].mean())})
-    budgets = pd.DataFrame(budget_rows)
+    budgets = budget_table(table)
     writer.table("score_vs_budget", budgets)
 
     # Paired differences to the best agent of each scoring (the same deals).
@@ -135,27 +128,87 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
                                "ci95_low": d.ci95_low, "ci95_high": d.ci95_high, "n": d.n})
     writer.table("paired_differences", pd.DataFrame(paired))
 
-    scorings = list(fixed["scoring"].unique())
-    fig, axes = plt.subplots(1, len(scorings), figsize=(6 * len(scorings), 4), squeeze=False)
-    for ax, scoring in zip(axes[0], scorings):
-        for agent, g in fixed[fixed["scoring"] == scoring].groupby("agent", sort=False):
-            ax.hist(g["score"], bins=30, histtype="step", label=f"{agent} (n={len(g)})")
-        ax.set(title=f"score distribution, {scoring}", xlabel="score", ylabel="games")
-        ax.legend()
-    fig.tight_layout()
-    writer.figure("score_distributions", fig)
-
+    writer.figure("score_distributions", score_distributions_figure(fixed))
     text = ["Mean score per agent (same deals for every agent; 95% t intervals):", "",
             markdown_table(means, float_format="{:.4g}"), "",
             "![score distributions](score_distributions.png)", ""]
     if len(budgets):
-        fig, ax = plt.subplots(figsize=(5, 3.5))
-        err = np.vstack([budgets["mean"] - budgets["ci95_low"], budgets["ci95_high"] - budgets["mean"]])
-        ax.errorbar(budgets["budget_seconds"], budgets["mean"], yerr=err, fmt="o-")
-        ax.set(xscale="log", xlabel="seconds per game", ylabel="mean score",
-               title=f"{params['budget_agent']}, {params['budget_scoring']}")
-        fig.tight_layout()
-        writer.figure("score_vs_budget", fig)
+        writer.figure("score_vs_budget", budget_figure(budgets, params))
         text += ["Score against the time budget per game:", "", markdown_table(budgets, float_format="{:.4g}"),
                  "", "![score vs budget](score_vs_budget.png)"]
     return "\n".join(text)
+
+
+def plot(table: pd.DataFrame, params: dict, writer) -> None:
+    """Draw the figures from the trials table alone (what ``summarize`` draws, without its tables)."""
+    fixed = table[table["budget"] == 0]
+    writer.figure("score_distributions", score_distributions_figure(fixed))
+    budgets = budget_table(table)
+    if len(budgets):
+        writer.figure("score_vs_budget", budget_figure(budgets, params))
+
+
+def budget_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Mean score (95% CI, n) and seconds per game of the budget agent at each time budget."""
+    rows = []
+    for budget, g in table[table["budget"] > 0].groupby("budget"):
+        est = mean_ci(g["score"])
+        rows.append({"budget_seconds": budget, "mean": est.value, "ci95_low": est.ci95_low,
+                     "ci95_high": est.ci95_high, "n": est.n, "seconds_per_game": float(g["seconds"].mean())})
+    return pd.DataFrame(rows)
+
+
+def score_distributions_figure(fixed: pd.DataFrame):
+    """One panel per scoring: a box plot of each agent's scores (best mean on top), its mean and 95% CI.
+
+    Overlaid histograms of eight agents hide each other; boxes side by side keep
+    every agent readable, and the red bar is the interval the tables quote.
+    """
+    import matplotlib.pyplot as plt
+
+    scorings = list(fixed["scoring"].unique())
+    agents = fixed.groupby("agent", sort=False).size()
+    fig, axes = plt.subplots(1, len(scorings), figsize=(6 * len(scorings), 0.45 * len(agents) + 1.6),
+                             squeeze=False)
+    for ax, scoring in zip(axes[0], scorings):
+        part = fixed[fixed["scoring"] == scoring]
+        order = part.groupby("agent", sort=False)["score"].mean().sort_values().index
+        data = [part.loc[part["agent"] == agent, "score"].to_numpy() for agent in order]
+        ax.boxplot(data, vert=False, widths=0.55, flierprops={"markersize": 3, "alpha": 0.5},
+                   medianprops={"color": "black"})
+        for y, scores in enumerate(data, start=1):
+            est = mean_ci(scores)
+            ax.plot([est.ci95_low, est.ci95_high], [y, y], color="tab:red", lw=3, solid_capstyle="butt")
+            ax.plot(est.value, y, "D", color="tab:red", ms=4)
+        counts = sorted({len(scores) for scores in data})
+        ax.set_yticks(range(1, len(order) + 1), [f"{agent} (n={len(scores)})" for agent, scores in zip(order, data)])
+        ax.set(title=f"{scoring} scoring, n = {', '.join(map(str, counts))} games per agent", xlabel="score")
+        ax.grid(True, axis="x", alpha=0.3)
+    fig.suptitle("Score per game: box = quartiles, whiskers 1.5 IQR; red = mean and its 95% CI")
+    fig.tight_layout()
+    return fig
+
+
+def budget_figure(budgets: pd.DataFrame, params: dict):
+    """Mean score (95% CI) against the time budget per game, with n; ticks in seconds."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    seconds = budgets["budget_seconds"].to_numpy(dtype=float)
+    err = np.vstack([budgets["mean"] - budgets["ci95_low"], budgets["ci95_high"] - budgets["mean"]])
+    ax.errorbar(seconds, budgets["mean"], yerr=err, fmt="o-", capsize=4)
+    for x, m, n in zip(seconds, budgets["ci95_high"], budgets["n"]):
+        ax.annotate(f"n={int(n)}", (x, m), textcoords="offset points", xytext=(0, 4), ha="center", fontsize=8)
+    ax.set_xscale("log")
+    # Ticks at the budgets themselves, written in seconds (no 6x10^-1 labels).
+    ax.xaxis.set_major_locator(FixedLocator(seconds))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticks(seconds, [f"{x:g} s" for x in seconds])
+    ax.set_xlim(seconds.min() / 1.6, seconds.max() * 1.6)
+    note = "" if len(seconds) > 2 else f" ({len(seconds)} budget{'s' if len(seconds) > 1 else ''} in the config)"
+    ax.set(xlabel="time budget per game (log scale)", ylabel="mean score (95% CI)",
+           title=f"{params['budget_agent']}, {params['budget_scoring']} scoring{note}")
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    return fig

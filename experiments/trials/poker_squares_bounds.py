@@ -95,28 +95,17 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
         ["mean", "sem", "count"]).reset_index()
     writer.table("tuning", tuning)
     bound = table[table["kind"] == "bound"]
-    rows, notes = [], []
-    for scoring, g in bound.groupby("scoring", sort=False):
-        mean, low, high, n = params[f"lower_{scoring}"]
-        rows.append({"scoring": scoring, "quantity": "lower: best agent (" + params["lower_source"] + ")",
-                     "mean": mean, "ci95_low": low, "ci95_high": high, "n": int(n)})
-        rows.append(_row(scoring, "clairvoyant arrangement found", mean_ci(g["arrangement"])))
-        rows.append(_row(scoring, "core ILP bound", mean_ci(g["core_upper"])))
-        rows.append(_row(scoring, "set-partitioning LP bound", mean_ci(g["partition_upper"])))
-        clair = mean_ci(g["upper"])
-        rows.append(_row(scoring, "upper: clairvoyant bound", clair, proven_optimal=int(g["proven"].sum())))
-        dual = mean_ci(g["duality_upper"])
-        rows.append(_row(scoring, f"upper: duality bound (scale {params[f'scale_{scoring}']})", dual))
-        closed = mean_ci((g["upper"] - g["duality_upper"]) / (clair.value - mean))
-        rows.append(_row(scoring, "share of the clairvoyant-to-agent gap closed", closed))
+    summary = bounds_table(bound, params)
+    notes = []
+    for scoring in bound["scoring"].unique():
         t = tuning[(tuning["scoring"] == scoring) & (tuning["by_cell"] == params["by_cell"])]
         if len(t):
             best = t.loc[t["mean"].idxmin(), "scale"]
             notes.append(f"- {scoring}: tuning minimiser {best:g}, configured scale "
                          f"{params[f'scale_{scoring}']:g}" + ("" if best == params[f"scale_{scoring}"]
                                                                else " (MISMATCH: retune the config)"))
-    summary = pd.DataFrame(rows)
     writer.table("bounds", summary)
+    writer.figure("bounds", bounds_figure(summary))
     return "\n".join([
         "Lower and upper bounds on the optimal expected score, the same deals for every row (the first "
         f"{len(bound) // max(len(params['scorings']), 1)} deals of `gamut squares eval --seed "
@@ -130,4 +119,67 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
         "uncertainty of the two means in the denominator.", "",
         markdown_table(summary, float_format="{:.4g}"), "",
         f"Penalty tuning (mean duality bound on {params['tune_deals']} deals of seed {params['tune_seed']}):",
-        "", markdown_table(tuning, float_format="{:.4g}"), "", *notes])
+        "", markdown_table(tuning, float_format="{:.4g}"), "", *notes, "",
+        "![bounds per scoring system](bounds.png)"])
+
+
+def bounds_table(bound: pd.DataFrame, params: dict) -> pd.DataFrame:
+    """The lower bound (quoted from the config), the clairvoyant and duality bounds and the gap share, by scoring."""
+    rows = []
+    for scoring, g in bound.groupby("scoring", sort=False):
+        mean, low, high, n = params[f"lower_{scoring}"]
+        rows.append({"scoring": scoring, "quantity": "lower: best agent (" + params["lower_source"] + ")",
+                     "mean": mean, "ci95_low": low, "ci95_high": high, "n": int(n)})
+        rows.append(_row(scoring, "clairvoyant arrangement found", mean_ci(g["arrangement"])))
+        rows.append(_row(scoring, "core ILP bound", mean_ci(g["core_upper"])))
+        rows.append(_row(scoring, "set-partitioning LP bound", mean_ci(g["partition_upper"])))
+        clair = mean_ci(g["upper"])
+        rows.append(_row(scoring, "upper: clairvoyant bound", clair, proven_optimal=int(g["proven"].sum())))
+        dual = mean_ci(g["duality_upper"])
+        rows.append(_row(scoring, f"upper: duality bound (scale {params[f'scale_{scoring}']})", dual))
+        closed = mean_ci((g["upper"] - g["duality_upper"]) / (clair.value - mean))
+        rows.append(_row(scoring, "share of the clairvoyant-to-agent gap closed", closed))
+    return pd.DataFrame(rows)
+
+
+def plot(table: pd.DataFrame, params: dict, writer) -> None:
+    """Draw the figure from the trials table alone (what ``summarize`` draws, without its tables)."""
+    writer.figure("bounds", bounds_figure(bounds_table(table[table["kind"] == "bound"], params)))
+
+
+# The three rows of the figure, bottom to top: (prefix of the table's quantity, label, colour).
+_FIGURE_ROWS = (("lower: best agent", "best agent (lower)", "tab:green"),
+                ("upper: duality bound", "duality bound (upper)", "tab:blue"),
+                ("upper: clairvoyant bound", "clairvoyant bound (upper)", "tab:red"))
+
+
+def bounds_figure(summary: pd.DataFrame):
+    """One panel per scoring: the agent's mean, the duality and the clairvoyant bounds with 95% CIs and n.
+
+    The optimal expected score lies between the agent's mean (below) and the
+    duality bound (the tighter of the two upper bounds); the shaded band is that range.
+    """
+    import matplotlib.pyplot as plt
+
+    scorings = list(dict.fromkeys(summary["scoring"]))
+    fig, axes = plt.subplots(1, len(scorings), figsize=(6 * len(scorings), 3.2), squeeze=False)
+    for ax, scoring in zip(axes[0], scorings):
+        part = summary[summary["scoring"] == scoring]
+        found = []
+        for y, (prefix, label, colour) in enumerate(_FIGURE_ROWS):
+            row = part[part["quantity"].str.startswith(prefix)].iloc[0]
+            found.append(row)
+            ax.errorbar(row["mean"], y, xerr=[[row["mean"] - row["ci95_low"]], [row["ci95_high"] - row["mean"]]],
+                        fmt="o", color=colour, capsize=4, elinewidth=2)
+            ax.annotate(f"{row['mean']:.1f} ({row['ci95_low']:.1f} .. {row['ci95_high']:.1f}), n={int(row['n']):,}",
+                        (row["mean"], y), textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8)
+        ax.axvspan(found[0]["mean"], found[1]["mean"], color="grey", alpha=0.15, lw=0)
+        ax.set_yticks(range(len(_FIGURE_ROWS)), [label for _, label, _ in _FIGURE_ROWS])
+        ax.set_ylim(-0.6, len(_FIGURE_ROWS) - 0.3)
+        span = found[2]["ci95_high"] - found[0]["ci95_low"]
+        ax.set_xlim(found[0]["ci95_low"] - 0.12 * span, found[2]["ci95_high"] + 0.12 * span)
+        ax.set(title=f"{scoring} scoring", xlabel="mean score per deal (95% CI)")
+        ax.grid(True, axis="x", alpha=0.3)
+    fig.suptitle("Poker Squares: the optimal expected score lies in the shaded band")
+    fig.tight_layout()
+    return fig

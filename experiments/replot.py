@@ -1,0 +1,131 @@
+"""Redraw an experiment's figures from its published trials table, without running a trial.
+
+A figure's look (panels, labels, intervals) may change while the trials that
+feed it stand. :func:`replot` reads the published ``trials.parquet`` and the
+parameters the trials were run with (from ``metadata.json``) and calls the
+experiment module's ``plot(table, params, writer)``, which draws the same
+figures ``summarize`` draws. Tables, the report fragment and the fingerprints
+are left as they are; a figure file new to the folder is added to the
+metadata's file list and linked at the end of the report fragment, so
+``results/REPORT.md`` shows it.
+
+Run it as ``python -m gamut.experiments.replot NAME [NAME ...]``; ``poke_matches``
+redraws ``results/poke/matches.png`` from ``results/poke/matches.jsonl``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from gamut.experiments.experiment import EXPERIMENTS
+from gamut.experiments.store import METADATA, REPORT_FRAGMENT, ResultsWriter, read_json, results_dir, write_json
+
+POKE_MATCHES = "poke_matches"
+
+
+def replot(name: str, results_root: str | Path = "results", profile: str = "full") -> list[str]:
+    """Redraw the figures of experiment ``name`` in its published folder; returns the files written.
+
+    Raises ValueError when the experiment is unknown, has no published
+    results, or draws no figures of its own (no ``plot`` function).
+    """
+    if name not in EXPERIMENTS:
+        raise ValueError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")
+    module = importlib.import_module(EXPERIMENTS[name])
+    if not hasattr(module, "plot"):
+        raise ValueError(f"experiment {name!r} has no plot function: its figures are redrawn by `gamut run {name}`")
+    folder = results_dir(results_root, name, profile)
+    if not (folder / METADATA).exists() or not (folder / "trials.parquet").exists():
+        raise ValueError(f"{folder}: no published results to redraw; run `gamut run {name}` first")
+    meta = read_json(folder / METADATA)
+    writer = ResultsWriter(folder)
+    module.plot(pd.read_parquet(folder / "trials.parquet"), meta["config"]["params"], writer)
+    new = sorted(set(writer.written) - set(meta.get("files", [])))
+    if new:
+        meta["files"] = sorted(set(meta.get("files", [])) | set(new))
+        write_json(folder / METADATA, meta)
+    report = folder / REPORT_FRAGMENT
+    if report.exists():
+        text = report.read_text()
+        unlinked = [f for f in new if f.endswith(".png") and f"]({f})" not in text]
+        if unlinked:
+            links = "\n".join(f"![{Path(f).stem}]({f})" for f in unlinked)
+            report.write_text(text.rstrip("\n") + "\n\n" + links + "\n")
+    return writer.written
+
+
+def poke_matches_figure(rows: list[dict]):
+    """Head-to-head margins of ``gamut poke match`` runs: A's mean margin per rubber with its 95% CI.
+
+    One line per run (agent pair, seed); the deck and the rule variant of the
+    game string are named beside it, and n is the number of pairs of rubbers.
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    rows = sorted(rows, key=lambda r: r["mean_diff"])
+    fig, ax = plt.subplots(figsize=(9, 0.6 * len(rows) + 1.6))
+    y = np.arange(len(rows))
+    mean = np.array([r["mean_diff"] for r in rows])
+    low = np.array([r["ci95_low"] for r in rows])
+    high = np.array([r["ci95_high"] for r in rows])
+    ax.hlines(y, low, high, color="tab:blue", lw=3)
+    ax.plot(mean, y, "o", color="black", ms=4)
+    for yi, r in zip(y, rows):  # the figures in a column right of the axes, clear of the bars
+        ax.annotate(f"{r['mean_diff']:+,.0f} ({r['ci95_low']:,.0f} .. {r['ci95_high']:,.0f}), n={r['n']:,}",
+                    (1.02, yi), xycoords=("axes fraction", "data"), va="center", fontsize=8)
+    ax.axvline(0.0, color="grey", lw=0.8)
+    ax.set_yticks(y, [f"{r['agent_a']} vs {r['agent_b']}\n{_deck(r['game'])}, seed {r['seed']}" for r in rows])
+    ax.set_xlim(min(0.0, low.min()) * 1.1 - 50, high.max() * 1.05 + 50)
+    ax.set_xlabel("A's mean above-the-line margin per rubber (95% CI over n pairs of rubbers, seats swapped)")
+    ax.set_title("Poke head to head over full rubbers (gamut poke match)")
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def _deck(game: str) -> str:
+    """``full deck`` or ``small deck`` from a Poke game string, with the follow rule when it is stated."""
+    params = dict(part.split("=", 1) for part in game[game.index("(") + 1:-1].split(",") if "=" in part)
+    deck = "full deck" if params.get("num_ranks", "13") == "13" and params.get("num_suits", "4") == "4" \
+        else f"small deck ({params.get('num_ranks')} ranks x {params.get('num_suits')} suits)"
+    return deck + (f", follow={params['follow']}" if "follow" in params else ", follow rule not recorded")
+
+
+def replot_poke_matches(results_root: str | Path = "results") -> list[str]:
+    """Redraw ``poke/matches.png`` (and .svg) from ``poke/matches.jsonl``; returns the files written."""
+    folder = Path(results_root) / "poke"
+    path = folder / "matches.jsonl"
+    if not path.exists():
+        raise ValueError(f"{path}: no match records to plot (`gamut poke match ... --json >> {path}`)")
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if not rows:
+        raise ValueError(f"{path}: no match records to plot")
+    writer = ResultsWriter(folder)
+    writer.figure("matches", poke_matches_figure(rows))
+    return writer.written
+
+
+def main(argv: list[str] | None = None) -> int:
+    names = sys.argv[1:] if argv is None else argv
+    if not names:
+        print(f"usage: python -m gamut.experiments.replot NAME [NAME ...]  (experiments: "
+              f"{', '.join(EXPERIMENTS)}; or {POKE_MATCHES})", file=sys.stderr)
+        return 2
+    try:
+        for name in names:
+            written = replot_poke_matches() if name == POKE_MATCHES else replot(name)
+            print(f"{name}: {', '.join(written)}")
+    except ValueError as err:
+        print(f"replot: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

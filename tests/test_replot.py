@@ -1,0 +1,81 @@
+"""Figures redrawn from the committed trials tables, and the figure helpers' labels."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gamut.experiments.replot import _deck, main, replot, replot_poke_matches
+from gamut.experiments.store import METADATA
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+
+
+@pytest.mark.parametrize("name, figures", [
+    ("palace_tournament", ["standings"]),
+    ("poker_squares_bounds", ["bounds"]),
+])
+def test_replot_draws_from_the_published_trials_without_touching_the_tables(tmp_path, name, figures):
+    shutil.copytree(RESULTS / name, tmp_path / name)
+    for figure in figures:
+        for suffix in (".png", ".svg"):
+            (tmp_path / name / f"{figure}{suffix}").unlink(missing_ok=True)
+    tables = {p.name: p.read_bytes() for p in (tmp_path / name).glob("*.parquet")}
+    written = replot(name, results_root=tmp_path)
+    assert sorted(written) == sorted(f"{f}{s}" for f in figures for s in (".png", ".svg"))
+    for figure in figures:
+        assert (tmp_path / name / f"{figure}.png").stat().st_size > 10_000
+        assert f"]({figure}.png)" in (tmp_path / name / "report.md").read_text()
+    meta = json.loads((tmp_path / name / METADATA).read_text())
+    assert set(written) <= set(meta["files"])
+    assert {p.name: p.read_bytes() for p in (tmp_path / name).glob("*.parquet")} == tables
+
+
+def test_replot_refuses_what_it_cannot_draw(tmp_path):
+    with pytest.raises(ValueError, match="unknown experiment 'nope'"):
+        replot("nope", results_root=tmp_path)
+    with pytest.raises(ValueError, match="no published results to redraw; run `gamut run palace_tournament`"):
+        replot("palace_tournament", results_root=tmp_path)
+    with pytest.raises(ValueError, match="no match records to plot"):
+        replot_poke_matches(tmp_path)
+
+
+def test_poke_matches_figure_from_match_records(tmp_path):
+    (tmp_path / "poke").mkdir()
+    record = {"game": "poke(follow=must_beat,hand_size=2,mode=rubber,num_ranks=3,num_suits=2)", "agent_a": "cfr",
+              "agent_b": "heuristic", "mean_diff": 779.3, "ci95_low": 687.8, "ci95_high": 870.9, "n": 300,
+              "seed": 1}
+    (tmp_path / "poke" / "matches.jsonl").write_text(json.dumps(record) + "\n")
+    assert replot_poke_matches(tmp_path) == ["matches.png", "matches.svg"]
+    assert (tmp_path / "poke" / "matches.png").stat().st_size > 5_000
+
+
+def test_deck_names_the_deck_and_the_follow_rule():
+    assert _deck("poke(follow=must_beat,num_ranks=13,num_suits=4)") == "full deck, follow=must_beat"
+    assert _deck("poke(hand_size=2,num_ranks=3,num_suits=2)") == \
+        "small deck (3 ranks x 2 suits), follow rule not recorded"
+
+
+def test_policies_are_labelled_in_words():
+    from gamut.experiments.trials.poke_doubling import policy_in_words
+
+    assert policy_in_words("2,1,4,1,0") == ("double < two pair, redouble < one pair, free < straight, "
+                                            "dealer double < one pair, dealer redouble never")
+    assert policy_in_words("10,10,10,10,10").count("always") == 5
+
+
+def test_budget_axis_is_labelled_in_seconds():
+    import matplotlib
+    import pandas as pd
+
+    matplotlib.use("Agg")
+    from gamut.experiments.trials.poker_squares_agents import budget_figure
+
+    budgets = pd.DataFrame({"budget_seconds": [0.5, 1.5], "mean": [124.5, 125.8], "ci95_low": [118.8, 119.7],
+                            "ci95_high": [130.3, 131.9], "n": [100, 100], "seconds_per_game": [0.5, 1.5]})
+    fig = budget_figure(budgets, {"budget_agent": "mc_cross", "budget_scoring": "american"})
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0.5 s", "1.5 s"]
+    assert "2 budgets in the config" in ax.get_title()
+    assert sorted(t.get_text() for t in ax.texts) == ["n=100", "n=100"]
