@@ -68,6 +68,9 @@ RUNNER_MODULES = frozenset({
 
 
 _DOTTED = re.compile(r"gamut(\.[A-Za-z_]\w*)+")
+# The key of the summary part of an experiment module in a code fingerprint (``<module>:summarize``).
+SUMMARY_PART = ":summarize"
+_TRIAL_ENTRY_POINTS = ("run_trial", "trial_specs", "validate")
 
 
 def source_hash(source: str) -> str:
@@ -80,7 +83,10 @@ def source_hash(source: str) -> str:
     >>> source_hash("def f(): return 1") == source_hash("def f(): return 2")
     False
     """
-    tree = ast.parse(source)
+    return _tree_hash(ast.parse(source))
+
+
+def _tree_hash(tree: ast.AST) -> str:
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
@@ -146,12 +152,50 @@ def _scan(path: Path, name: str, mtime_ns: int) -> tuple[str, frozenset[str]]:
     return source_hash(path.read_text()), frozenset(_imported_toolkit_modules(name, path))
 
 
+def split_experiment_hash(source: str) -> tuple[str, str]:
+    """Hashes of an experiment module's trial part and of its summary part.
+
+    The summary part is every top-level function or class that neither
+    ``run_trial``, ``trial_specs``, ``validate`` nor the module's own
+    statements reach (``summarize`` and the helpers only it calls); the trial
+    part is the rest. A change to the summary part alone leaves the trials
+    standing: ``--resume`` redoes only the summary.
+
+    Examples
+    --------
+    >>> a = "def run_trial(p, s, seed): return [{}]\\ndef summarize(t, p, w): return 'a'"
+    >>> b = a.replace("'a'", "'b'")
+    >>> [x == y for x, y in zip(split_experiment_hash(a), split_experiment_hash(b))]
+    [True, False]
+    """
+    tree = ast.parse(source)
+    defs = {node.name: node for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+    def referenced(nodes) -> set[str]:
+        return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in defs}
+
+    todo = [name for name in _TRIAL_ENTRY_POINTS if name in defs]
+    todo += referenced(node for node in tree.body if node not in defs.values())
+    reached: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo.extend(referenced([defs[name]]))
+    summary = [node for name, node in defs.items() if name not in reached]
+    trial = ast.Module(body=[node for node in tree.body if all(node is not s for s in summary)], type_ignores=[])
+    return _tree_hash(trial), _tree_hash(ast.Module(body=summary, type_ignores=[]))
+
+
 def code_fingerprint(module_name: str) -> dict[str, str]:
     """Source hash of an experiment's trial module and of every toolkit module it imports, transitively.
 
-    Returns ``{module name: source_hash}``, sorted by name; the runner's own
-    modules (:data:`RUNNER_MODULES`) are left out. A result made by code with
-    the same fingerprint is reproduced by the code of today.
+    Returns ``{module name: source_hash}``, sorted by name, with the
+    experiment module in two entries: its trial part under its name and its
+    summary part under ``<name>:summarize`` (:func:`split_experiment_hash`).
+    The runner's own modules (:data:`RUNNER_MODULES`) are left out. A result
+    made by code with the same fingerprint is reproduced by the code of today.
     """
     hashes: dict[str, str] = {}
     todo = [module_name]
@@ -164,6 +208,9 @@ def code_fingerprint(module_name: str) -> dict[str, str]:
             continue
         hashes[name], imported = _scan(path, name, path.stat().st_mtime_ns)
         todo.extend(imported - hashes.keys())
+    path = _module_file(module_name)
+    if path is not None:
+        hashes[module_name], hashes[module_name + SUMMARY_PART] = split_experiment_hash(path.read_text())
     return dict(sorted(hashes.items()))
 
 
@@ -248,8 +295,12 @@ def staleness(meta: dict, params: dict, version: int, code_now: dict[str, str]) 
         return reasons
     if isinstance(recorded, dict):
         changed = sorted(name for name in set(recorded) | set(code_now) if recorded.get(name) != code_now.get(name))
-        if changed:
-            reasons.append(f"code of {_modules_phrase(changed)} changed")
+        trials = [name for name in changed if not name.endswith(SUMMARY_PART)]
+        if trials:
+            reasons.append(f"code of {_modules_phrase(trials)} changed")
+        elif changed:
+            reasons.append(f"summary code of {changed[0].removesuffix(SUMMARY_PART)} changed (the trials stand: "
+                           "`--resume` with the run's journal redoes the summary)")
         return reasons
     commit = str(meta.get("git_commit") or "")
     changed = code_changed_since(commit, code_now) if commit else None

@@ -126,7 +126,8 @@ def _prepare_staging(experiment: Experiment, folder: Path, resume: bool, code: d
         staging.mkdir()
         shutil.copy2(folder / JOURNAL, staging / JOURNAL)
     old_code = manifest.get("code") if isinstance(manifest.get("code"), dict) else {}
-    moved = sorted(name for name in set(old_code) | set(code) if old_code.get(name) != code.get(name))
+    moved = sorted(name for name in set(old_code) | set(code)
+                   if old_code.get(name) != code.get(name) and not name.endswith(provenance.SUMMARY_PART))
     if not old_code:
         print(f"{experiment.name}: the journal was started by a runner that recorded no code fingerprint; "
               "`gamut list` will mark these results stale", file=sys.stderr)
@@ -134,7 +135,10 @@ def _prepare_staging(experiment: Experiment, folder: Path, resume: bool, code: d
         print(f"{experiment.name}: the code changed since the journal was started ({', '.join(moved[:5])}"
               f"{', ...' if len(moved) > 5 else ''}); `gamut list` will mark these results stale",
               file=sys.stderr)
-    # Only fields the summary reads may differ: the finished trials stand, the summary is redone.
+    # Only fields the summary reads may differ: the finished trials stand, the summary is redone,
+    # so the summary part of today's code is what made it.
+    if old_code:
+        old_code = {**old_code, **{k: v for k, v in code.items() if k.endswith(provenance.SUMMARY_PART)}}
     manifest = _manifest(experiment, old_code, manifest.get("started_utc"))
     write_json(staging / RUN_MANIFEST, manifest)
     return staging, TrialJournal(staging, origin=source / JOURNAL).load(), manifest

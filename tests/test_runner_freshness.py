@@ -1,7 +1,9 @@
 """Results record the config and code that made them; `gamut list` says fresh or stale, and why."""
 
 import json
+import os
 import shutil
+import sys
 from pathlib import Path
 
 from gamut.experiments import provenance
@@ -106,3 +108,43 @@ def test_gamut_list_marks_fresh_and_stale_results_with_the_reason(tmp_path, caps
     text = "\n".join(lines)
     assert "    full: fresh (made 2026-12-01T00:00:00Z" in text and "    no results yet" in text
     assert "    full: stale (made 2026-12-01T00:00:00Z, commit None): config changed (trials:" in text
+
+
+def test_a_changed_summary_is_redone_by_resume_and_a_changed_trial_is_not(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    package = tmp_path / "fresh_check"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    source = (REPO / "tests" / "toy_experiment.py").read_text()
+    module = package / "toy.py"
+    config = tmp_path / "toy.toml"
+    config.write_text('experiment = "toy_sums"\n[params]\nseed = 3\ntrials = 2\nsamples = 100\nsleep = 0.0\n'
+                      'log = ""\nlabel = ""\n')
+
+    def write(text):
+        module.write_text(text)
+        stamp = module.stat().st_mtime_ns + 10**9
+        os.utime(module, ns=(stamp, stamp))
+        sys.modules.pop("fresh_check.toy", None)
+
+    def reasons():
+        experiment = load_experiment("fresh_check.toy", "full", config)
+        meta = json.loads((tmp_path / "out" / "toy_sums" / "metadata.json").read_text())
+        code = provenance.code_fingerprint("fresh_check.toy")
+        return provenance.staleness(meta, experiment.config.params, experiment.version, code)
+
+    def run(resume):
+        return run_experiment("fresh_check.toy", config_path=config, results_root=tmp_path / "out", workers=1,
+                              resume=resume, progress=False)
+
+    write(source)
+    run(False)
+    assert reasons() == []
+    write(source.replace("Mean of trial means", "Mean of the trial means"))
+    assert reasons() == ["summary code of fresh_check.toy changed (the trials stand: `--resume` with the run's "
+                         "journal redoes the summary)"]
+    assert run(True).trials_run == 0 and reasons() == []
+    write(source.replace("x.max()", "x.min()"))
+    assert reasons() == ["code of fresh_check.toy changed"]
+    assert run(True).trials_run == 0 and reasons() == ["code of fresh_check.toy changed"]
+    assert run(False).trials_run == 2 and reasons() == []
