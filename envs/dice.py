@@ -58,7 +58,7 @@ NUM_ROLLS = 252
 NUM_ORDERED = NUM_FACES**NUM_DICE  # 7,776
 NUM_SHORT_KEEPS = NUM_KEEPS - NUM_ROLLS  # keeps of 0..4 dice
 
-# Ranking-game hand categories (section 3 of the spec), low to high.
+# Ranking-game hand categories (docs/games/poker_dice.md, the ranking game), low to high.
 HIGH, ONE_PAIR, TWO_PAIRS, THREE_OF_A_KIND, FULL_HOUSE, FOUR_OF_A_KIND, FIVE_OF_A_KIND = range(7)
 RANKING_CATEGORY_NAMES = (
     "high", "one pair", "two pairs", "three of a kind", "full house", "four of a kind",
@@ -222,7 +222,7 @@ def legal_keeps(roll: int) -> np.ndarray:
 # ---------------------------------------------------------- category tests
 # Scalar kernels on a counts vector (shape (6,), counts[f - 1] dice show f); callable
 # from other kernels. "Sum" results are the best-scoring choice of dice where several
-# choices meet the requirement (spec section 1), 0 when the requirement is not met.
+# choices meet the requirement (the two-stage game's rule), 0 when the requirement is not met.
 
 @numba.njit(cache=True)
 def max_of_a_kind(counts):
@@ -315,7 +315,7 @@ def dice_sum(counts):
 
 @numba.njit(cache=True)
 def ranking_value(counts):
-    """Strength of a five-dice hand in the ranking game (section 3), as one integer.
+    """Strength of a five-dice hand in the ranking game, as one integer.
 
     Higher is better; equal values tie. ``value // 32**6`` is the category
     (``HIGH`` 0 .. ``FIVE_OF_A_KIND`` 6); the rest are tie-break digits in base
@@ -340,7 +340,7 @@ def ranking_value(counts):
     else:
         category = HIGH
     # Tie-break digits, most significant first: one per distinct face, ordered by
-    # (count descending, face descending), which is the order the spec compares
+    # (count descending, face descending), which is the order the rules compare
     # them in; a HIGH hand puts its sum before its dice.
     value = 0
     digits = 0

@@ -1,6 +1,6 @@
 """The ranking game of poker dice solved by backward induction over "best hand so far".
 
-Seats play in order; each sees the final hands before it (spec section 3).
+Seats play in order; each sees the final hands before it (``docs/games/poker_dice.md``).
 When ``m`` seats (including the one to move) remain and the best hand so far
 is ``b`` held by ``t`` tied players, let ``W[m, b, t]`` be the expected win
 share of each of those leaders. With no seat left a leader gets ``1 / t``.
