@@ -10,6 +10,7 @@ import os
 import platform
 import re
 import subprocess
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
@@ -119,10 +120,20 @@ def _module_file(name: str) -> Path | None:
     return Path(spec.origin)
 
 
-def _imported_toolkit_modules(name: str, path: Path) -> set[str]:
+@dataclass(frozen=True)
+class _Imports:
+    """What one module's source brings in from the toolkit."""
+
+    modules: frozenset[str]  # imported modules, with the packages that importing them runs
+    named_from: frozenset[str]  # packages that names (not submodules) are taken from
+    by_name: frozenset[str]  # modules named in strings, imported at run time (registries)
+    strings: frozenset[str]  # every other string constant (game names among them)
+
+
+def _imported_toolkit_modules(name: str, path: Path) -> _Imports:
     """``gamut.*`` modules a module's source imports anywhere (function-level and by-name imports included)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
+    found, named_from, by_name, strings = set(), set(), set(), set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
@@ -132,24 +143,61 @@ def _imported_toolkit_modules(name: str, path: Path) -> set[str]:
                 parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
                 base = f"{parent}.{base}" if base else parent
             found.add(base)
-            # ``from gamut.x import y`` names a module or something defined in gamut.x.
-            found.update(f"{base}.{alias.name}" for alias in node.names if _module_file(f"{base}.{alias.name}"))
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _DOTTED.fullmatch(node.value):
-            # Modules imported by name at run time (registries such as gamut.solvers.agents).
-            if _module_file(node.value):
-                found.add(node.value)
-    toolkit = set()
-    for module in found:
-        parts = module.split(".")
+            # ``from gamut.x import y`` names a module or something defined in (or re-exported by) gamut.x.
+            for alias in node.names:
+                if _module_file(f"{base}.{alias.name}"):
+                    found.add(f"{base}.{alias.name}")
+                else:
+                    named_from.add(base)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if _DOTTED.fullmatch(node.value) and _module_file(node.value):
+                by_name.add(node.value)
+            else:
+                strings.add(node.value)
+
+    def toolkit(modules):
         # Importing a.b.c runs the packages a.b and a too.
-        toolkit.update(".".join(parts[:i]) for i in range(2, len(parts) + 1) if parts[0] == "gamut")
-    return toolkit
+        return frozenset(".".join(parts[:i]) for parts in (m.split(".") for m in modules)
+                         for i in range(2, len(parts) + 1) if parts[0] == "gamut")
+
+    return _Imports(toolkit(found), frozenset(m for m in named_from if m.startswith("gamut.")),
+                    toolkit(by_name), frozenset(strings))
 
 
 @functools.lru_cache(maxsize=None)
-def _scan(path: Path, name: str, mtime_ns: int) -> tuple[str, frozenset[str]]:
+def _scan(path: Path, name: str, mtime_ns: int) -> tuple[str, _Imports]:
     """Hash and toolkit imports of one module file (cached while the file is unchanged)."""
-    return source_hash(path.read_text()), frozenset(_imported_toolkit_modules(name, path))
+    return source_hash(path.read_text()), _imported_toolkit_modules(name, path)
+
+
+@functools.lru_cache(maxsize=None)
+def _games() -> dict[str, tuple[str, ...]]:
+    """The toolkit's games: short name -> every module of its package under ``gamut.envs``."""
+    envs = _module_file("gamut.envs")
+    if envs is None:
+        return {}
+    return {folder.name: tuple(f"gamut.envs.{folder.name}" + ("" if f.stem == "__init__" else f".{f.stem}")
+                               for f in sorted(folder.glob("*.py")))
+            for folder in sorted(envs.parent.iterdir()) if (folder / "__init__.py").exists()}
+
+
+def _game_of(module: str) -> str | None:
+    """The game a module belongs to (``gamut.envs.<game>...`` or ``gamut.solvers.<game>...``), if any."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] in ("envs", "solvers") and parts[2] in _games() else None
+
+
+def _game_names(values) -> set[str]:
+    """Toolkit games named by game strings among ``values`` (``"poke(mode=rubber)"`` names poke)."""
+    names = set()
+    for value in values:
+        if isinstance(value, str):
+            match = re.fullmatch(r"([a-z][a-z0-9_]*)(\(.*\))?", value.strip(), re.S)
+            if match and match.group(1) in _games():
+                names.add(match.group(1))
+        elif isinstance(value, (list, tuple)):
+            names |= _game_names(value)
+    return names
 
 
 def split_experiment_hash(source: str) -> tuple[str, str]:
@@ -188,26 +236,70 @@ def split_experiment_hash(source: str) -> tuple[str, str]:
     return _tree_hash(trial), _tree_hash(ast.Module(body=summary, type_ignores=[]))
 
 
-def code_fingerprint(module_name: str) -> dict[str, str]:
-    """Source hash of an experiment's trial module and of every toolkit module it imports, transitively.
+def code_fingerprint(module_name: str, params: dict | None = None) -> dict[str, str]:
+    """Source hash of an experiment's trial module and of every toolkit module it depends on.
 
     Returns ``{module name: source_hash}``, sorted by name, with the
     experiment module in two entries: its trial part under its name and its
     summary part under ``<name>:summarize`` (:func:`split_experiment_hash`).
-    The runner's own modules (:data:`RUNNER_MODULES`) are left out. A result
-    made by code with the same fingerprint is reproduced by the code of today.
+    The runner's own modules (:data:`RUNNER_MODULES`) are left out.
+
+    The modules are those the trial module imports, transitively
+    (function-level imports and modules imported by name included), with
+    three rules that keep one game's results apart from another game's code:
+
+    - a game is one unit: a module of ``gamut.envs.<game>`` brings in the
+      whole package, and so does a game the trial module or the config
+      names in a game string (``params``), since a game is loaded by name;
+    - a package initializer's own imports count only where names are taken
+      from the package (``import gamut.envs`` registers every game, which
+      makes none of them a dependency);
+    - a registry's by-name import of a game's solvers counts only for the
+      games in use.
+
+    A result made by code with the same fingerprint is reproduced by today's code.
     """
     hashes: dict[str, str] = {}
+    followed: set[str] = set()
+    quiet_inits: dict[str, frozenset[str]] = {}  # initializers visited whose imports do not count (yet)
+    waiting: dict[str, set[str]] = {}  # game -> registry entries for it, counted once the game is in use
+    wanted_inits: set[str] = set()
+    games: set[str] = set()
     todo = [module_name]
+
+    def use_game(game: str) -> None:
+        if game not in games:
+            games.add(game)
+            todo.extend(_games()[game])
+            todo.extend(waiting.pop(game, ()))
+
     while todo:
         name = todo.pop()
-        if name in hashes or name in RUNNER_MODULES:
+        if name in followed or name in RUNNER_MODULES:
             continue
         path = _module_file(name)
         if path is None:
             continue
-        hashes[name], imported = _scan(path, name, path.stat().st_mtime_ns)
-        todo.extend(imported - hashes.keys())
+        hashes[name], imports = _scan(path, name, path.stat().st_mtime_ns)
+        if name == module_name:
+            for game in _game_names(imports.strings) | _game_names((params or {}).values()):
+                use_game(game)
+        if path.name == "__init__.py" and name != module_name and name not in wanted_inits:
+            quiet_inits[name] = imports.modules
+            continue
+        followed.add(name)
+        todo.extend(imports.modules)
+        for package in imports.named_from:
+            wanted_inits.add(package)
+            todo.extend(quiet_inits.pop(package, ()))
+        for entry in imports.by_name:
+            game = _game_of(entry)
+            if game is None or game in games:
+                todo.append(entry)
+            else:
+                waiting.setdefault(game, set()).add(entry)
+        if _game_of(name) is not None and name.startswith("gamut.envs."):
+            use_game(_game_of(name))
     path = _module_file(module_name)
     if path is not None:
         hashes[module_name], hashes[module_name + SUMMARY_PART] = split_experiment_hash(path.read_text())

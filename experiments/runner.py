@@ -198,7 +198,7 @@ def run_experiment(
     specs = experiment.trial_specs()
     runner = make_backend(backend, address, workers)
     folder = results_dir(results_root, experiment.name, profile)
-    code = provenance.code_fingerprint(experiment.module.__name__)
+    code = provenance.code_fingerprint(experiment.module.__name__, experiment.config.params)
     runner.open()
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)

@@ -51,6 +51,24 @@ def test_staleness_names_a_changed_field_a_changed_module_and_an_older_toolkit(t
         "made by an older toolkit (no code fingerprint recorded")
 
 
+def test_a_result_depends_on_the_code_of_its_own_games_and_agents_only():
+    def modules(name):
+        experiment = load_experiment(name)
+        return set(provenance.code_fingerprint(experiment.module.__name__, experiment.config.params))
+
+    poke = modules("poke_doubling")
+    assert {"gamut.envs.poke.kernels", "gamut.envs.poke.game", "gamut.solvers.poke.match", "gamut.envs.hands"} <= poke
+    assert not [m for m in poke if "palace_poker" in m or "poker_squares" in m or "poker_dice" in m]
+    # Agents made by name through the registry: the game's own agent modules count, other games' do not.
+    palace = modules("palace_tournament")
+    assert {"gamut.envs.palace_poker.game", "gamut.solvers.palace_poker.agents", "gamut.solvers.bots"} <= palace
+    assert not [m for m in palace if m.startswith(("gamut.envs.poke", "gamut.solvers.poker_squares"))]
+    # A game named only by a game string in the config counts whole.
+    assert "gamut.envs.poke.game" in modules("rl_learning_curve")
+    assert modules("hand_frequencies") >= {"gamut.envs.hands", "gamut.envs.cards"}
+    assert not [m for m in modules("hand_frequencies") if m.startswith("gamut.envs.poke")]
+
+
 def test_code_fingerprints_ignore_comments_and_docstrings_but_not_code():
     source = (REPO / "tests" / "toy_experiment.py").read_text()
     assert provenance.source_hash(source) == provenance.source_hash(source.replace('"""A small', '"""A tiny'))
@@ -81,7 +99,8 @@ def test_gamut_list_marks_fresh_and_stale_results_with_the_reason(tmp_path, caps
         "experiment_version": experiment.version, "git_commit": "abc", "finished_utc": "2026-12-01T00:00:00Z",
         "config": {"params": experiment.config.params},
         "fingerprints": {"config": experiment.fingerprint(),
-                         "code": provenance.code_fingerprint(experiment.module.__name__)},
+                         "code": provenance.code_fingerprint(experiment.module.__name__,
+                                                             experiment.config.params)},
     }))
     changed = load_experiment("dice_ranking")
     stale = out / "dice_ranking"

@@ -147,7 +147,7 @@ def result_status(name: str, profile: str, root) -> dict | None:
     except ConfigError as err:
         reasons = [f"today's config does not load: {err}"]
     else:
-        code = provenance.code_fingerprint(experiment.module.__name__)
+        code = provenance.code_fingerprint(experiment.module.__name__, experiment.config.params)
         reasons = provenance.staleness(meta, experiment.config.params, experiment.version, code)
     return {"profile": profile, "fresh": not reasons, "reasons": reasons,
             "commit": meta.get("git_commit"), "finished_utc": meta.get("finished_utc")}
