@@ -386,7 +386,16 @@ def staleness(meta: dict, params: dict, version: int, code_now: dict[str, str]) 
         reasons.append("made by an older toolkit (its trials were started before code fingerprints were recorded)")
         return reasons
     if isinstance(recorded, dict):
-        changed = sorted(name for name in set(recorded) | set(code_now) if recorded.get(name) != code_now.get(name))
+        today = dict(code_now)
+        for part in [name for name in today if name.endswith(SUMMARY_PART)]:
+            module = part.removesuffix(SUMMARY_PART)
+            path = _module_file(module)
+            if part not in recorded and path is not None:
+                # Recorded before the summary part was kept apart: compare the whole module.
+                del today[part]
+                today[module] = source_hash(path.read_text())
+        # A module that is no longer a dependency changed its importer, which is compared.
+        changed = sorted(name for name in today if recorded.get(name) != today[name])
         trials = [name for name in changed if not name.endswith(SUMMARY_PART)]
         if trials:
             reasons.append(f"code of {_modules_phrase(trials)} changed")
