@@ -43,6 +43,12 @@ def test_staleness_names_a_changed_field_a_changed_module_and_an_older_toolkit(t
     assert provenance.staleness(meta, params, version, edited) == ["code of gamut.solvers.stats changed"]
     assert provenance.staleness(meta, params, version + 1, code) == [
         f"made by an older toolkit (experiment version {version}, now {version + 1})"]
+    # Recorded before the experiment module's summary part was kept apart: the whole module is compared.
+    whole = {k: v for k, v in code.items() if not k.endswith(provenance.SUMMARY_PART)}
+    whole[TOY] = provenance.source_hash((REPO / "tests" / "toy_experiment.py").read_text())
+    assert provenance.staleness({**meta, "fingerprints": {"code": whole}}, params, version, code) == []
+    assert provenance.staleness({**meta, "fingerprints": {"code": {**whole, TOY: "0"}}}, params, version, code) == [
+        f"code of {TOY} changed"]
     resumed_legacy = {**meta, "fingerprints": {**meta["fingerprints"], "code": {}}}
     assert provenance.staleness(resumed_legacy, params, version, code) == [
         "made by an older toolkit (its trials were started before code fingerprints were recorded)"]
