@@ -108,3 +108,24 @@ def test_the_cli_trains_exports_and_refuses_a_corrupt_checkpoint(tmp_path, capsy
     assert main(["squares", "train-net", "--positions", "10", "--out", str(out), "--resume", "--quiet",
                  *flags]) == 2
     assert "not a readable training checkpoint" in capsys.readouterr().err
+
+
+def test_teacher_games_are_those_of_the_crossline_agent():
+    from gamut.solvers.poker_squares.crossline import corrected_cell, load_weights
+    from gamut.solvers.poker_squares.training import load_values
+
+    points = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
+    cfg = K.make_config(1, False, False, points)
+    values, weights = load_values(points), load_weights(points)
+    games = T.play_games("poker_squares", M.forward_params(M.initial_params(0), 100.0), 3, 4, 0, 4, 0.0, True)
+    assert not games["best"].any()
+    for g in range(4):
+        state = np.full(K.STATE_SIZE, -1, np.int64)
+        K.init_state(state)
+        grids = games["grids"][g].astype(np.int64)
+        for t in range(25):
+            before = grids[t - 1] if t else np.full(25, -1, np.int64)
+            cell = int(np.flatnonzero(grids[t] != before)[0])
+            K.deal_card(state, int(grids[t, cell]))
+            assert corrected_cell(state, 0, cfg, HAND_TABLE, values, weights) == cell
+            K.place_card(state, 0, cell)

@@ -195,6 +195,9 @@ def register(subparsers) -> None:
                      help="probability of a random empty cell in self-play, 0..1 (default: %(default)s)")
     net.add_argument("--learning-rate", type=real(0, 1, above=True), default=1e-3,
                      help="Adam step size (default: %(default)s)")
+    net.add_argument("--teacher-chunks", type=whole(0, 1_000_000), default=0,
+                     help="first chunks played by the crossline agent, their final scores as targets (needs its "
+                          "committed table and correction) (default: %(default)s)")
     net.add_argument("--export", type=output_file,
                      help="also write the weight file the net agents read (e.g. results/poker_squares/"
                           "net_american.npz)")
@@ -399,7 +402,7 @@ def run_train_net(args) -> int:
 
     settings = {"games_per_chunk": args.games_per_chunk, "updates": args.updates, "batch": args.batch,
                 "buffer": args.buffer, "lam": args.lam, "epsilon": args.epsilon,
-                "learning_rate": args.learning_rate}
+                "learning_rate": args.learning_rate, "teacher_chunks": args.teacher_chunks}
     per_chunk = args.games_per_chunk * POSITIONS_PER_GAME
     total = -(-args.positions // per_chunk) * per_chunk
     command = "gamut " + shlex.join(sys.argv[1:])

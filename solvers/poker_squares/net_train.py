@@ -6,7 +6,11 @@ A run proceeds in chunks. Chunk ``i``:
    (``gamut.envs.vector.make_vector``), every placement chosen by one compiled
    call for the whole batch: the network values every afterstate of the card
    (``net_model.afterstate_values``) and the best is taken, or with
-   probability ``epsilon`` a uniformly random empty cell;
+   probability ``epsilon`` a uniformly random empty cell. In the first
+   ``teacher_chunks`` chunks the ``crossline`` agent (the linear value the
+   network is meant to surpass) chooses instead, and the targets of its
+   games are their final scores: the network starts from the value of a
+   good policy rather than from nothing;
 2. turns each game's 24 afterstates (1 .. 24 cards placed) into TD(lambda)
    targets, ``G_t = (1 - lambda) V_{t+1} + lambda G_{t+1}`` with ``V_{t+1}``
    the best afterstate value of the next move and ``G`` of the last
@@ -52,13 +56,14 @@ from gamut.envs.hands import HAND_TABLE
 from gamut.envs.poker_squares import kernels as K
 from gamut.envs.rng import below, uniform
 from gamut.solvers.poker_squares import net_model as M
-from gamut.solvers.poker_squares.training import load_npz, save_npz, stream_seed
+from gamut.solvers.poker_squares.crossline import corrected_cell, load_weights
+from gamut.solvers.poker_squares.training import load_npz, load_values, save_npz, stream_seed
 
 CHECKPOINT_VERSION = 1
 POSITIONS_PER_GAME = K.NUM_CELLS - 1  # afterstates with 1 .. 24 cards; the full grid's value is its score
 VALUE_SCALE = 100.0
 DEFAULTS = {"games_per_chunk": 2048, "lam": 0.7, "epsilon": 0.05, "learning_rate": 1e-3, "batch": 256,
-            "updates": 384, "buffer": 400_000, "hidden": [M.H1, M.H2, M.H3]}
+            "updates": 384, "buffer": 400_000, "hidden": [M.H1, M.H2, M.H3], "teacher_chunks": 0}
 
 
 @numba.njit(cache=True)
@@ -94,6 +99,22 @@ def _choose_cells(states, params, cfg, table, epsilon, streams, move, actions, b
             grids[i, move, c] = grid[c]
 
 
+@numba.njit(cache=True)
+def _teacher_cells(states, cfg, table, values, weights, epsilon, streams, move, actions, grids):
+    """Choose every row's cell by the ``crossline`` agent (epsilon-greedy); record the afterstates."""
+    grid = np.empty(K.NUM_CELLS, np.int64)
+    for i in range(states.shape[0]):
+        cell = corrected_cell(states[i], 0, cfg, table, values, weights)
+        stream = streams[i:i + 1]
+        if uniform(stream) < epsilon:
+            n = K.legal_cells(states[i], 0, grid)
+            cell = grid[below(stream, n)]
+        actions[i] = cell
+        for c in range(K.NUM_CELLS):
+            grids[i, move, c] = states[i, K.S_GRID + c]
+        grids[i, move, cell] = K.card_to_place(states[i], 0)
+
+
 def lambda_targets(best_values: np.ndarray, scores: np.ndarray, lam: float) -> np.ndarray:
     """TD(lambda) targets float64 (n, 24) of the afterstates after moves 0..23.
 
@@ -110,11 +131,13 @@ def lambda_targets(best_values: np.ndarray, scores: np.ndarray, lam: float) -> n
 
 
 def play_games(game_string: str, params: tuple, deal_seed: int, explore_seed: int, first: int, count: int,
-               epsilon: float) -> dict:
+               epsilon: float, teacher: bool = False) -> dict:
     """Games ``first .. first + count - 1`` of a chunk: afterstate grids int8 (count, 25, 25), best values, scores.
 
     ``grids[g, t]`` is game ``g``'s grid after move ``t``; ``best[g, t]`` the
-    best afterstate value of move ``t``; ``scores`` (count,) the final scores.
+    best afterstate value of move ``t`` (zero when the ``teacher``, the
+    ``crossline`` agent on the committed learned table and correction, plays
+    instead of the network); ``scores`` (count,) the final scores.
     """
     from gamut.envs.vector import game_streams, make_vector
 
@@ -127,8 +150,14 @@ def play_games(game_string: str, params: tuple, deal_seed: int, explore_seed: in
     actions = np.zeros(count, np.int64)
     best = np.zeros((count, K.NUM_CELLS))
     grids = np.zeros((count, K.NUM_CELLS, K.NUM_CELLS), np.int8)
+    if teacher:
+        points = tuple(int(p) for p in cfg[K.C_POINTS:])
+        values, weights = load_values(points), load_weights(points)
     for move in range(K.NUM_CELLS):
-        _choose_cells(env.states, params, cfg, HAND_TABLE, epsilon, explore, move, actions, best, grids)
+        if teacher:
+            _teacher_cells(env.states, cfg, HAND_TABLE, values, weights, epsilon, explore, move, actions, grids)
+        else:
+            _choose_cells(env.states, params, cfg, HAND_TABLE, epsilon, explore, move, actions, best, grids)
         step = env.step(actions)
     if not step.terminated.all():
         raise RuntimeError("every game should end after 25 placements")
@@ -140,11 +169,11 @@ def _play_part(args):
 
 
 def play_chunk(game_string: str, params: tuple, seed: int, chunk: int, games: int, epsilon: float,
-               workers: int = 1) -> dict:
+               workers: int = 1, teacher: bool = False) -> dict:
     """The games of chunk ``chunk``, split over ``workers`` processes (the same games for any ``workers``)."""
     deal_seed, explore_seed = stream_seed(seed, 2 * chunk), stream_seed(seed, 2 * chunk + 1)
     bounds = [games * k // workers for k in range(workers + 1)]
-    parts = [(game_string, params, deal_seed, explore_seed, lo, hi - lo, epsilon)
+    parts = [(game_string, params, deal_seed, explore_seed, lo, hi - lo, epsilon, teacher)
              for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
     if len(parts) == 1:
         results = [_play_part(parts[0])]
@@ -237,8 +266,9 @@ def load_checkpoint(path: Path, header: dict) -> dict:
     if theirs.get("version") != CHECKPOINT_VERSION:
         raise ValueError(f"{path} is a version {theirs.get('version')} checkpoint; this code reads version "
                          f"{CHECKPOINT_VERSION}")
-    differ = [f"{key} {theirs.get(key)!r} (now {value!r})" for key, value in header.items()
-              if theirs.get(key) != value]
+    # A setting added after a checkpoint was written reads as its default there.
+    differ = [f"{key} {theirs.get(key, DEFAULTS.get(key))!r} (now {value!r})" for key, value in header.items()
+              if theirs.get(key, DEFAULTS.get(key)) != value]
     if differ:
         raise ValueError(f"{path} holds a run with other settings: {', '.join(differ)}; pass the same settings "
                          "to resume, or another --out")
@@ -291,9 +321,11 @@ def train_net(scoring: str, positions: int, path: Path, seed: int = 0, resume: b
     while chunk < chunks:
         started = time.perf_counter()
         numpy_params = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
+        teacher = chunk < cfg["teacher_chunks"]
         games = play_chunk(game_string, M.forward_params(numpy_params, VALUE_SCALE), seed, chunk,
-                           cfg["games_per_chunk"], cfg["epsilon"], workers)
-        targets = lambda_targets(games["best"], games["scores"], cfg["lam"])
+                           cfg["games_per_chunk"], cfg["epsilon"], workers, teacher)
+        # The teacher's games have no network values to bootstrap from: their targets are the final scores.
+        targets = lambda_targets(games["best"], games["scores"], 1.0 if teacher else cfg["lam"])
         buf_grids = np.concatenate([buf_grids, games["grids"][:, :POSITIONS_PER_GAME].reshape(-1, K.NUM_CELLS)])
         buf_targets = np.concatenate([buf_targets, (targets / VALUE_SCALE).astype(np.float32).reshape(-1)])
         buf_grids, buf_targets = buf_grids[-cfg["buffer"]:], buf_targets[-cfg["buffer"]:]
@@ -331,7 +363,7 @@ def export(checkpoint: Path, out: Path, command: str = "") -> dict:
     metadata = {"training_positions": chunk * header["games_per_chunk"] * POSITIONS_PER_GAME,
                 "training_games": chunk * header["games_per_chunk"], "chunks": chunk,
                 "wall_seconds": round(float(saved["seconds"]), 1), "cores": os.cpu_count(),
-                "seed": header["seed"], "settings": {k: header[k] for k in DEFAULTS},
+                "seed": header["seed"], "settings": {k: header.get(k, DEFAULTS[k]) for k in DEFAULTS},
                 "chunk_means": [round(float(m), 3) for m in saved["chunk_means"]],
                 "command": command, "toolkit_version": getattr(gamut, "__version__", "unknown"),
                 "commit": _commit(), "machine": platform.machine()}
