@@ -335,7 +335,7 @@ def code_changed_since(commit: str, code_now: dict[str, str]) -> list[str] | Non
     Returns None when the commit cannot be read (no git, or not in this clone).
     """
     paths = {}
-    for name in code_now:
+    for name in {name.removesuffix(SUMMARY_PART) for name in code_now}:
         path = _module_file(name)
         if path is None or not path.is_relative_to(REPO_ROOT):
             return None
@@ -344,12 +344,20 @@ def code_changed_since(commit: str, code_now: dict[str, str]) -> list[str] | Non
     if sources is None or all(source is None for source in sources.values()):
         return None
     changed = []
-    for name, source in sources.items():
+    for name in sorted(code_now):
+        module = name.removesuffix(SUMMARY_PART)
+        source = sources[module]
         try:
-            same = source is not None and source_hash(source) == code_now[name]
+            if source is None:
+                then = None
+            elif module + SUMMARY_PART in code_now:
+                # The experiment module: its trial and summary parts are compared apart.
+                then = split_experiment_hash(source)[name.endswith(SUMMARY_PART)]
+            else:
+                then = source_hash(source)
         except SyntaxError:
-            same = False
-        if not same:
+            then = None
+        if then != code_now[name]:
             changed.append(name)
     return changed
 
