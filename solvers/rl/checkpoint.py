@@ -1,0 +1,150 @@
+"""Checkpoints of training runs and weights files of trained agents, both hashed.
+
+Both are one ``.npz`` archive (read with ``allow_pickle=False``): named arrays
+plus a JSON header that records the SHA-256 digest of every array and, in
+``header_sha256``, of the header itself (the digests included), as the CFR
+checkpoints do (:mod:`gamut.solvers.cfr.checkpoint`). A file is written to a
+temporary name and renamed into place, so a kill while writing leaves the
+previous file intact.
+
+- A **checkpoint** (format ``gamut-rl-checkpoint-1``) holds a whole run:
+  network and optimizer parameters, the environment's games in progress,
+  buffers, the generator state and the counters. Loading it into a trainer
+  built with the same algorithm, game, seed and configuration continues the
+  run exactly as if it had never stopped.
+- A **weights file** (format ``gamut-rl-weights-1``) holds a policy network and
+  the metadata of its training (algorithm, game, budget, evaluation): what
+  the ``ppo`` and ``nfsp`` agents load.
+
+A damaged file, a file of another format, or one of another run raises
+:class:`RLFileError` (a ``ValueError``) naming the file and what is wrong,
+before anything is changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+
+from gamut.solvers.cfr.checkpoint import array_digest, header_digest
+
+CHECKPOINT_FORMAT = "gamut-rl-checkpoint-1"
+WEIGHTS_FORMAT = "gamut-rl-weights-1"
+
+
+class RLFileError(ValueError):
+    """A checkpoint or weights file is unreadable, corrupt, or belongs to another run or game."""
+
+
+def _write(path: Path, header: dict, arrays: dict) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = dict(header)
+    header["digests"] = {name: array_digest(a) for name, a in arrays.items()}
+    header["header_sha256"] = header_digest(header)
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("wb") as handle:
+        np.savez(handle, __header__=np.array(json.dumps(header)), **arrays)
+    os.replace(temporary, path)
+    return path
+
+
+def read_verified(path, expected_format: str) -> tuple[dict, dict]:
+    """Header and arrays of a file of ``expected_format``, every digest checked."""
+    path = Path(path)
+    if not path.is_file():
+        raise RLFileError(f"{path} does not exist")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            header = json.loads(str(data["__header__"]))
+            arrays = {name: data[name] for name in data.files if name != "__header__"}
+    except Exception as err:  # zipfile, zlib, numpy and JSON each raise their own types on damage
+        raise RLFileError(f"{path} is corrupt or not a {expected_format} file ({type(err).__name__}: {err})") from None
+    if not isinstance(header, dict) or header.get("format") != expected_format:
+        found = header.get("format") if isinstance(header, dict) else None
+        raise RLFileError(f"{path} has format {found!r}, expected {expected_format!r}")
+    if header.get("header_sha256") != header_digest(header):
+        raise RLFileError(f"{path} is corrupt: its header fails its SHA-256 check")
+    digests = header.get("digests")
+    if not isinstance(digests, dict) or set(digests) != set(arrays):
+        raise RLFileError(f"{path} is corrupt: its arrays {sorted(arrays)} are not the recorded ones")
+    for name, array in arrays.items():
+        if array_digest(array) != digests[name]:
+            raise RLFileError(f"{path} is corrupt: array {name!r} fails its SHA-256 check")
+    return header, arrays
+
+
+def _identity(trainer) -> dict:
+    return {"algorithm": trainer.algorithm, "game": trainer.game_string, "seed": trainer.seed,
+            "config": trainer.config_dict()}
+
+
+def save_checkpoint(path, trainer, extra: dict | None = None) -> Path:
+    """Write the whole state of ``trainer`` (a PPO or NFSP trainer) to ``path``, atomically.
+
+    ``extra`` (JSON-able, e.g. the learning curve so far) is stored in the header, under the digest.
+    """
+    info, arrays = trainer.state()
+    header = {**(extra or {}), "format": CHECKPOINT_FORMAT, **_identity(trainer), "state": info,
+              "toolkit_version": version("gamut"), "saved_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return _write(path, header, arrays)
+
+
+def checkpoint_identity(path) -> dict:
+    """Algorithm, game, seed, configuration and steps of a verified checkpoint."""
+    header, _ = read_verified(path, CHECKPOINT_FORMAT)
+    return {**{k: header[k] for k in ("algorithm", "game", "seed", "config")}, "steps": header["state"]["steps"]}
+
+
+def load_checkpoint(path, trainer) -> dict:
+    """Restore ``trainer`` from ``path``; returns the header.
+
+    Raises :class:`RLFileError` when the file is damaged or was written by a run
+    of another algorithm, game, seed or configuration (naming each difference);
+    the trainer is then unchanged.
+    """
+    header, arrays = read_verified(path, CHECKPOINT_FORMAT)
+    mine = _identity(trainer)
+    diffs = [f"{key} {header.get(key)!r} (this run: {mine[key]!r})" for key in mine if header.get(key) != mine[key]]
+    if diffs:
+        raise RLFileError(f"checkpoint {path} belongs to another run: " + "; ".join(diffs))
+    try:
+        trainer.load_state(header["state"], arrays)
+    except (KeyError, TypeError, ValueError) as err:
+        raise RLFileError(f"checkpoint {path} does not fit this run: {err}") from None
+    return header
+
+
+def save_weights(path, params: dict, metadata: dict) -> Path:
+    """Write a policy network ``params`` with its ``metadata`` (algorithm, game, input, budget, ...)."""
+    for key in ("algorithm", "game", "input"):
+        if key not in metadata:
+            raise ValueError(f"weights metadata needs {key!r}")
+    header = {"format": WEIGHTS_FORMAT, **metadata, "toolkit_version": version("gamut")}
+    return _write(path, header, {k: np.asarray(v, np.float32) for k, v in params.items()})
+
+
+def load_weights(path, game=None, algorithm: str | None = None) -> tuple[dict, dict]:
+    """Parameters and metadata of a weights file, checked against ``game`` and ``algorithm`` when given."""
+    header, arrays = read_verified(path, WEIGHTS_FORMAT)
+    if algorithm is not None and header.get("algorithm") != algorithm:
+        raise RLFileError(f"weights {path} were trained by {header.get('algorithm')!r}, not {algorithm!r}")
+    if game is not None and header.get("game") != str(game):
+        raise RLFileError(f"weights {path} were trained on {header.get('game')!r}, not on {str(game)!r}")
+    return arrays, header
+
+
+def file_sha256(path) -> str:
+    """SHA-256 of a whole file (what a shipped weights file's manifest records)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

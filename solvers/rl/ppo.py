@@ -1,0 +1,278 @@
+"""Proximal policy optimisation with invalid-action masking, on the batched environments.
+
+One update plays ``rollout`` steps in each of ``num_envs`` games (one compiled
+environment call and one network call per step for the whole batch), credits
+every transition to the player who made it (:mod:`gamut.solvers.rl.rollout`),
+computes generalised advantages along each player's chain of decisions and
+takes ``epochs x minibatches`` clipped-objective Adam steps (optax).
+
+- **Masking**: the policy's logits of illegal actions are replaced by a huge
+  negative number before the softmax (Huang and Ontanon's invalid-action
+  masking), so an illegal action has probability 0, gets no gradient, and is
+  never drawn.
+- **Self-play**: a multi-player game is played by **one shared policy and
+  value network** in every seat; the input is the tensor of the player to move
+  (the information-state tensor where the game has one) followed by the
+  seat's one-hot, so the network can tell the seats apart while every game
+  trains all of them. Each player's transitions are credited with that
+  player's own return.
+- **Rewards** are divided by the game's largest absolute utility, so returns lie in
+  [-1, 1] whatever the game's units.
+
+All randomness (initial weights, actions, minibatch order) comes from one
+NumPy generator seeded by ``seed``; the environment's chance streams from
+``seed`` too. Same seed, same parameters after the same number of updates,
+including across a checkpoint and resume (see
+:mod:`gamut.solvers.rl.checkpoint`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from gamut.envs.loading import load_game
+from gamut.envs.vector import make_vector
+from gamut.solvers.rl import rollout
+from gamut.solvers.rl.evaluation import network_input, uses_info_state
+from gamut.solvers.rl.networks import MASKED_LOGIT, forward, init_mlp, masked_log_softmax, sample_masked
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """Hyperparameters of :class:`PPOTrainer` (defaults suit the dice games)."""
+
+    num_envs: int = 128
+    rollout: int = 64
+    hidden: tuple = (128, 128)
+    learning_rate: float = 3e-4
+    epochs: int = 4
+    minibatches: int = 4
+    gamma: float = 1.0
+    lam: float = 0.95
+    clip: float = 0.2
+    entropy: float = 0.01
+    value_coef: float = 0.5
+    max_grad_norm: float = 0.5
+
+    def __post_init__(self):
+        for name in ("num_envs", "rollout", "epochs", "minibatches"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"PPO {name} must be >= 1, got {getattr(self, name)}")
+        if (self.num_envs * self.rollout) % self.minibatches:
+            raise ValueError(f"PPO minibatches ({self.minibatches}) must divide num_envs x rollout "
+                             f"({self.num_envs * self.rollout})")
+        if not self.hidden or any(int(h) < 1 for h in self.hidden):
+            raise ValueError(f"PPO hidden sizes must be positive, got {self.hidden}")
+        for name in ("learning_rate", "clip", "max_grad_norm"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"PPO {name} must be > 0, got {getattr(self, name)}")
+        if not (0 <= self.gamma <= 1 and 0 <= self.lam <= 1):
+            raise ValueError(f"PPO gamma and lam must lie in [0, 1], got {self.gamma} and {self.lam}")
+        object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
+
+    def as_dict(self) -> dict:
+        return json.loads(json.dumps(asdict(self)))
+
+
+def _loss(params, batch, config: PPOConfig):
+    import jax
+    import jax.numpy as jnp
+
+    logits = forward(params, "pi", batch["inputs"], jnp)
+    logits = jnp.where(batch["mask"], logits, MASKED_LOGIT)
+    logp_all = jax.nn.log_softmax(logits)
+    logp = jnp.take_along_axis(logp_all, batch["actions"][:, None], axis=1)[:, 0]
+    adv = batch["advantages"]
+    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    ratio = jnp.exp(logp - batch["logp"])
+    clipped = jnp.clip(ratio, 1.0 - config.clip, 1.0 + config.clip)
+    policy_loss = -jnp.mean(jnp.minimum(ratio * adv, clipped * adv))
+    entropy = -jnp.mean(jnp.sum(jnp.where(batch["mask"], jnp.exp(logp_all) * logp_all, 0.0), axis=1))
+    value = forward(params, "v", batch["inputs"], jnp)[:, 0]
+    value_loss = 0.5 * jnp.mean((value - batch["targets"]) ** 2)
+    return policy_loss + config.value_coef * value_loss - config.entropy * entropy
+
+
+class PPOTrainer:
+    """PPO on ``game_string`` through its batched environment.
+
+    Parameters
+    ----------
+    game_string : str
+        Any game of the toolkit (one player, or self-play in every seat).
+    seed : int
+        Seed of the weights, the actions, the minibatches and the games.
+    config : PPOConfig
+    """
+
+    algorithm = "ppo"
+
+    def __init__(self, game_string: str, seed: int = 0, config: PPOConfig | None = None):
+        import jax
+        import optax
+
+        self.config = config or PPOConfig()
+        self.game = load_game(game_string)
+        self.game_string = str(self.game)
+        self.seed = int(seed)
+        self.num_players = self.game.num_players()
+        self.reward_scale = float(max(abs(self.game.max_utility()), abs(self.game.min_utility()), 1e-9))
+        seeds = np.random.SeedSequence(self.seed).generate_state(2, dtype=np.uint32)
+        self.rng = np.random.default_rng(int(seeds[0]))
+        self.env = make_vector(self.game, self.config.num_envs, seed=int(seeds[1]),
+                               info_state=uses_info_state(self.game))
+        self.step = self.env.reset()
+        width = network_input(self.step, self.game).shape[1]
+        hidden = list(self.config.hidden)
+        self.params = {**init_mlp("pi", [width, *hidden, self.game.num_distinct_actions()], self.rng, 0.01),
+                       **init_mlp("v", [width, *hidden, 1], self.rng, 1.0)}
+        self.optimizer = optax.chain(optax.clip_by_global_norm(self.config.max_grad_norm),
+                                     optax.adam(self.config.learning_rate))
+        self.opt_state = self.optimizer.init(self.params)
+        self.steps = 0
+        self.updates = 0
+        self.finished_returns: list[float] = []
+        config_ = self.config
+        optimizer = self.optimizer
+
+        def update(params, opt_state, batch):
+            grads = jax.grad(_loss)(params, batch, config_)
+            changes, opt_state = optimizer.update(grads, opt_state, params)
+            return optax.apply_updates(params, changes), opt_state
+
+        self._update = jax.jit(update)
+        self._heads = jax.jit(lambda p, x: (forward(p, "pi", x, jax.numpy), forward(p, "v", x, jax.numpy)[:, 0]))
+
+    @property
+    def steps_per_update(self) -> int:
+        """Decisions played by one update (``num_envs x rollout``)."""
+        return self.config.num_envs * self.config.rollout
+
+    def config_dict(self) -> dict:
+        return {"ppo": self.config.as_dict()}
+
+    def policy_logits(self, inputs: np.ndarray) -> np.ndarray:
+        """Policy logits float32 ``(batch, actions)`` (before masking) of the current parameters, in NumPy."""
+        return forward({k: np.asarray(v) for k, v in self.params.items() if k.startswith("pi/")}, "pi", inputs)
+
+    def train_update(self) -> None:
+        """Play one rollout and take the PPO steps on it."""
+        cfg = self.config
+        steps, n = cfg.rollout, cfg.num_envs
+        inputs = np.zeros((steps, n, self.params["pi/w0"].shape[0]), np.float32)
+        masks = np.zeros((steps, n, self.game.num_distinct_actions()), np.bool_)
+        actions = np.zeros((steps, n), np.int64)
+        logps = np.zeros((steps, n), np.float32)
+        values = np.zeros((steps, n), np.float32)
+        players = np.zeros((steps, n), np.int64)
+        terminated = np.zeros((steps, n), np.bool_)
+        returns = np.zeros((steps, n, self.num_players), np.float32)
+        finished = []
+        for t in range(steps):
+            x = network_input(self.step, self.game)
+            logits, value = self._heads(self.params, x)
+            act, logp = sample_masked(np.asarray(logits), self.step.legal_mask, self.rng)
+            inputs[t], masks[t], actions[t], logps[t] = x, self.step.legal_mask, act, logp
+            values[t], players[t] = np.asarray(value), self.step.current_player
+            self.step = self.env.step(act)
+            terminated[t] = self.step.terminated
+            returns[t] = self.step.returns / self.reward_scale
+            finished.extend(self.step.returns[self.step.terminated, 0].tolist())
+        reward, done, next_index = rollout.player_chains(players, terminated, returns)
+        # A chain cut by the batch's end is bootstrapped with the value of its last state:
+        # the player's next decision is not in the batch (only the row's next mover is).
+        advantages = rollout.gae(reward, done, next_index, values, values, cfg.gamma, cfg.lam)
+        targets = advantages + values
+        flat = {"inputs": inputs.reshape(steps * n, -1), "mask": masks.reshape(steps * n, -1),
+                "actions": actions.reshape(-1), "logp": logps.reshape(-1),
+                "advantages": advantages.reshape(-1), "targets": targets.reshape(-1)}
+        size = steps * n // cfg.minibatches
+        for _ in range(cfg.epochs):
+            order = self.rng.permutation(steps * n)
+            for k in range(cfg.minibatches):
+                pick = order[k * size:(k + 1) * size]
+                self.params, self.opt_state = self._update(self.params, self.opt_state,
+                                                           {key: v[pick] for key, v in flat.items()})
+        self.params = {k: np.asarray(v) for k, v in self.params.items()}
+        self.steps += steps * n
+        self.updates += 1
+        self.finished_returns = finished
+
+    def act_greedy(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Most probable legal action of each row (how the ``ppo`` agent plays by default)."""
+        return np.argmax(masked_log_softmax(self.policy_logits(inputs), mask), axis=1)
+
+    def probabilities(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Action probabilities float64 ``(batch, actions)`` of the policy (0 at illegal actions)."""
+        return np.exp(masked_log_softmax(self.policy_logits(inputs), mask))
+
+    # -- checkpoint support ---------------------------------------------------
+    def state(self) -> tuple[dict, dict]:
+        """JSON-able counters and generator state, and every array of the run."""
+        import jax
+
+        leaves = jax.tree_util.tree_leaves(self.opt_state)
+        arrays = {f"params/{k}": np.asarray(v) for k, v in self.params.items()}
+        arrays.update({f"opt/{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)})
+        arrays.update({f"env/{k}": v for k, v in rollout.env_arrays(self.env).items()})
+        arrays.update(_step_arrays(self.step))
+        info = {"steps": self.steps, "updates": self.updates, "rng": self.rng.bit_generator.state,
+                "finished_returns": self.finished_returns}
+        return info, arrays
+
+    def load_state(self, info: dict, arrays: dict) -> None:
+        """Restore what :meth:`state` returned (shapes checked; raises ValueError on a mismatch)."""
+        import jax
+
+        params = {k[len("params/"):]: v for k, v in arrays.items() if k.startswith("params/")}
+        _check_same_shapes("parameters", self.params, params)
+        leaves, treedef = jax.tree_util.tree_flatten(self.opt_state)
+        saved = [arrays.get(f"opt/{i}") for i in range(len(leaves))]
+        if any(s is None or np.shape(s) != np.shape(leaf) for s, leaf in zip(saved, leaves)):
+            raise ValueError("the optimizer state does not match this configuration")
+        rollout.restore_env(self.env, {k[len("env/"):]: v for k, v in arrays.items() if k.startswith("env/")})
+        self.step = _load_step(arrays, self.step)
+        self.params = params
+        self.opt_state = jax.tree_util.tree_unflatten(treedef, [jax.numpy.asarray(s) for s in saved])
+        self.rng.bit_generator.state = info["rng"]
+        self.steps, self.updates = int(info["steps"]), int(info["updates"])
+        self.finished_returns = list(info["finished_returns"])
+
+    def policy_arrays(self) -> dict:
+        """The policy network's parameters, as shipped in a weights file."""
+        return {k: np.asarray(v) for k, v in self.params.items() if k.startswith("pi/")}
+
+
+_STEP_FIELDS = ("obs", "legal_mask", "current_player", "info_state")
+
+
+def _step_arrays(step) -> dict:
+    return {f"step/{name}": np.asarray(getattr(step, name)) for name in _STEP_FIELDS
+            if getattr(step, name) is not None}
+
+
+def _load_step(arrays: dict, like):
+    from dataclasses import replace
+
+    fields = {}
+    for name in _STEP_FIELDS:
+        current = getattr(like, name)
+        if current is None:
+            continue
+        saved = arrays.get(f"step/{name}")
+        if saved is None or saved.shape != current.shape or saved.dtype != current.dtype:
+            raise ValueError(f"the saved batch position {name!r} does not match this environment")
+        fields[name] = saved.copy()
+    return replace(like, **fields)
+
+
+def _check_same_shapes(what: str, expected: dict, found: dict) -> None:
+    if set(expected) != set(found):
+        raise ValueError(f"the {what} hold {sorted(found)}, this configuration needs {sorted(expected)}")
+    for key, value in expected.items():
+        if np.shape(found[key]) != np.shape(value):
+            raise ValueError(f"the {what} entry {key!r} has shape {np.shape(found[key])}, "
+                             f"this configuration needs {np.shape(value)}")

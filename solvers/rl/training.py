@@ -1,0 +1,188 @@
+"""One training loop for every algorithm: periodic evaluation, checkpoints, resume, weights.
+
+:func:`train` runs a trainer (:class:`~gamut.solvers.rl.ppo.PPOTrainer` or
+:class:`~gamut.solvers.rl.nfsp.NFSPTrainer`) up to a total number of steps
+(decisions played in the batched environment), evaluating the policy every
+``eval_every`` steps on the same ``eval_games`` games (common random numbers:
+the curve shows the policy changing, not the games), and writes into its
+output folder:
+
+- ``checkpoint.npz``: the whole run, written after every evaluation, every
+  ``checkpoint_seconds`` and at the end (a killed run resumes from it with
+  nothing finished lost and the same parameters as an uninterrupted run);
+- ``weights.npz``: the policy with the metadata of its training (what the
+  ``ppo``/``nfsp`` agents load);
+- ``curve.csv``: one row per evaluation.
+
+The evaluation is the mean return of the policy (greedy for PPO, the sampled
+average policy for NFSP) with a 95% CI, against uniformly random seats in a
+multi-player game; with ``exploitability=True`` on a small two-player
+zero-sum game the exact exploitability of the policy is added.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from gamut.solvers.rl.checkpoint import load_checkpoint, save_checkpoint, save_weights
+from gamut.solvers.rl.evaluation import exact_exploitability, play_against_random, uses_info_state
+from gamut.solvers.stats import mean_ci
+
+ALGORITHMS = ("ppo", "nfsp")
+CURVE_FIELDS = ("steps", "seconds", "mean_return", "ci95_low", "ci95_high", "n", "exploitability")
+
+
+def make_trainer(algorithm: str, game_string: str, seed: int = 0, overrides: dict | None = None):
+    """The trainer of ``algorithm`` with its default configuration changed by ``overrides``.
+
+    Raises ValueError for an unknown algorithm or configuration field (naming
+    the valid ones) or a value the configuration refuses.
+    """
+    from dataclasses import fields
+
+    if algorithm == "ppo":
+        from gamut.solvers.rl.ppo import PPOConfig as Config, PPOTrainer as Trainer
+    elif algorithm == "nfsp":
+        from gamut.solvers.rl.nfsp import NFSPConfig as Config, NFSPTrainer as Trainer
+    else:
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
+    overrides = dict(overrides or {})
+    names = {f.name: f for f in fields(Config)}
+    unknown = sorted(set(overrides) - set(names))
+    if unknown:
+        raise ValueError(f"{algorithm} has no setting {unknown[0]!r}; its settings: {', '.join(names)}")
+    if "hidden" in overrides:
+        hidden = overrides["hidden"]
+        text = str(hidden)
+        try:
+            overrides["hidden"] = tuple(int(h) for h in text.split("x")) if isinstance(hidden, str) else (int(hidden),)
+        except ValueError:
+            raise ValueError(f"hidden takes layer widths joined by 'x' (e.g. 128x128), got {text!r}") from None
+    for key, value in overrides.items():
+        wanted = type(getattr(Config(), key))
+        if wanted is float and isinstance(value, int) and not isinstance(value, bool):
+            overrides[key] = float(value)
+        elif not isinstance(overrides[key], wanted) or isinstance(value, bool):
+            raise ValueError(f"{algorithm} setting {key!r} takes {wanted.__name__}, got {value!r}")
+    return Trainer(game_string, seed, Config(**overrides))
+
+
+def evaluate(trainer, games: int, seed: int, exploitability: bool = False, tree=None) -> dict:
+    """One curve row of ``trainer``'s current policy (``seconds`` left for the caller)."""
+    act = trainer.act_greedy if trainer.algorithm == "ppo" else trainer.act_sampled
+    returns = play_against_random(trainer.game_string, act, games, seed)
+    est = mean_ci(returns)
+    row = {"steps": trainer.steps, "mean_return": est.value, "ci95_low": est.ci95_low,
+           "ci95_high": est.ci95_high, "n": est.n, "exploitability": None}
+    if exploitability:
+        row["exploitability"] = exact_exploitability(trainer.game, trainer.probabilities, tree)
+    return row
+
+
+def check_exploitability_game(game, max_nodes: int = 2_000_000):
+    """The extracted tree of a small two-player zero-sum game, or ValueError saying why there is none."""
+    from gamut.solvers.cfr.extract import check_two_player_zero_sum, estimate_num_nodes, extract_game
+
+    check_two_player_zero_sum(game)
+    if not game.get_type().provides_information_state_tensor:
+        raise ValueError(f"{game} has no information-state tensor to evaluate the policy on")
+    if estimate_num_nodes(game) > max_nodes:
+        raise ValueError(f"{game} is too large for an exact exploitability (more than {max_nodes:,} histories)")
+    return extract_game(game, max_nodes=max_nodes, report=None)
+
+
+def train(trainer, steps: int, out: str | os.PathLike, *, resume: bool = False, eval_every: int | None = None,
+          eval_games: int = 1000, final_games: int | None = None, exploitability: bool = False,
+          checkpoint_seconds: float = 300.0, progress=None, stop_after_seconds: float | None = None) -> dict:
+    """Train ``trainer`` to ``steps`` total steps, writing into the folder ``out``; returns the summary.
+
+    ``progress(steps_done, row, finished)`` is called after every update
+    (``row``: the last curve row; ``finished``: player 0's returns of the games
+    that ended in the update). ``stop_after_seconds`` ends the run early at an update
+    boundary after a checkpoint (as a kill would, but cleanly). Returns
+    ``{final_mean_return, ci95_low, ci95_high, n, steps, seconds}`` (plus
+    ``exploitability`` when asked) from ``final_games`` fresh games.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    checkpoint = out / "checkpoint.npz"
+    eval_every = eval_every or max(trainer.steps_per_update, steps // 10)
+    eval_seed = int(np.random.SeedSequence([trainer.seed, 1]).generate_state(1)[0])
+    tree = check_exploitability_game(trainer.game) if exploitability else None
+    history, seconds = [], 0.0
+    if resume:
+        header = load_checkpoint(checkpoint, trainer)
+        history, seconds = header["history"], float(header["seconds"])
+    if not history:
+        history.append({**evaluate(trainer, eval_games, eval_seed, exploitability, tree), "seconds": 0.0})
+
+    def save(weights: bool = True) -> None:
+        # Weights go out only beside an evaluation of those very parameters.
+        save_checkpoint(checkpoint, trainer, {"history": history, "seconds": seconds})
+        _write_curve(out / "curve.csv", history)
+        if not weights:
+            return
+        last = history[-1]
+        _save_weights(out / "weights.npz", trainer, {
+            "final_mean_return": last["mean_return"], "ci95_low": last["ci95_low"], "ci95_high": last["ci95_high"],
+            "n": last["n"], "steps": last["steps"], "seconds": last["seconds"],
+            "exploitability": last["exploitability"]}, history)
+
+    if not resume:
+        save()
+    started = time.perf_counter()
+    last_save = time.perf_counter()
+    next_eval = (trainer.steps // eval_every + 1) * eval_every
+    while trainer.steps < steps:
+        t0 = time.perf_counter()
+        trainer.train_update()
+        seconds += time.perf_counter() - t0
+        if trainer.steps >= next_eval or trainer.steps >= steps:
+            history.append({**evaluate(trainer, eval_games, eval_seed, exploitability, tree), "seconds": seconds})
+            next_eval = (trainer.steps // eval_every + 1) * eval_every
+            save()
+            last_save = time.perf_counter()
+        elif time.perf_counter() - last_save > checkpoint_seconds:
+            save(weights=False)
+            last_save = time.perf_counter()
+        if progress is not None:
+            progress(trainer.steps, history[-1], trainer.finished_returns)
+        if stop_after_seconds is not None and time.perf_counter() - started > stop_after_seconds:
+            save(weights=False)
+            break
+    final_games = final_games or eval_games
+    final = evaluate(trainer, final_games, eval_seed ^ 0xF1A1, exploitability, tree)
+    summary = {"final_mean_return": final["mean_return"], "ci95_low": final["ci95_low"],
+               "ci95_high": final["ci95_high"], "n": final["n"], "steps": trainer.steps, "seconds": seconds}
+    if exploitability:
+        summary["exploitability"] = final["exploitability"]
+    _save_weights(out / "weights.npz", trainer, summary, history)
+    return summary
+
+
+def _save_weights(path: Path, trainer, evaluation: dict, history: list[dict]) -> None:
+    """The policy with its training's metadata; ``evaluation`` is the latest one (of the saved parameters)."""
+    save_weights(path, trainer.policy_arrays(), {
+        "algorithm": trainer.algorithm, "game": trainer.game_string,
+        "input": "information_state+seat" if uses_info_state(trainer.game) else
+                 ("observation+seat" if trainer.game.num_players() > 1 else "observation"),
+        "policy": "greedy" if trainer.algorithm == "ppo" else "sampled",
+        "seed": trainer.seed, "config": trainer.config_dict(),
+        "budget": {"steps": trainer.steps, "seconds": evaluation["seconds"], "cores": len(os.sched_getaffinity(0))},
+        "evaluation": evaluation, "curve": history,
+    })
+
+
+def _write_curve(path: Path, history: list[dict]) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CURVE_FIELDS)
+        writer.writeheader()
+        for row in history:
+            writer.writerow({k: ("" if row.get(k) is None else row[k]) for k in CURVE_FIELDS})
+    os.replace(temporary, path)
