@@ -15,4 +15,5 @@ COMMAND_MODULES = (
     "gamut.experiments.commands.poke",
     "gamut.experiments.commands.squares",
     "gamut.experiments.commands.palace",
+    "gamut.experiments.commands.train",
 )
