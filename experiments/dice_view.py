@@ -22,8 +22,9 @@ two players, your second turn, second roll)::
 
 Moves are typed as the game's action strings (``keep 3,3,5``, ``box full
 house``, ``stop``) or more loosely: ``keep 3 3 5`` or ``keep 335`` in any order,
-``keep`` / ``keep nothing`` / ``reroll all``, ``reroll 1 2`` (keep the others),
-a box by its name or a unique start of it (``full``, ``large``), with or
+``keep`` / ``keep nothing`` / ``reroll all``, ``reroll 1 2`` (keep the others;
+numbers are faces), ``keep positions 1 3`` / ``reroll positions 2 5`` (dice by
+place, 1..5 left to right as shown), a box by its name or a unique start of it (``full``, ``large``), with or
 without ``box``. The perfect-information game hides nothing, so ``undo`` is
 offered (the session's final line counts the moves taken back).
 
@@ -167,6 +168,7 @@ def _scorecard_render(state, player: int) -> str:
     row("total", [str(st[_base(i) + K.F_SCORE]) for i in range(n)])
     if deciding:
         lines.append(("your " if mover == player else f"seat {mover}'s ") + rolls_line(state))
+        lines += _faces_note(state, player)
     return "\n".join(lines)
 
 
@@ -181,7 +183,18 @@ def _ranking_render(state, player: int) -> str:
     if not state.is_terminal() and not state.is_chance_node():
         mover = int(st[K.S_PLAYER])
         lines.append(("your " if mover == player else f"seat {mover}'s ") + rolls_line(state))
+        lines += _faces_note(state, player)
     return "\n".join(lines)
+
+
+FACES_NOTE = "(keep 3 5 and reroll 1 2 name faces; reroll positions 1 2 names dice by place, left to right)"
+
+
+def _faces_note(state, player: int) -> list[str]:
+    """The reminder that typed numbers are faces, while ``player`` may still reroll."""
+    if int(state.state[K.S_PLAYER]) != player or not any(a < K.NUM_KEEPS for a in state.legal_actions()):
+        return []
+    return [FACES_NOTE]
 
 
 def render(state, player: int) -> str:
@@ -218,6 +231,23 @@ def _read_faces(words: list[str]) -> list[int]:
             raise ValueError(f"{word!r} is not a die face; faces are 1..6 (e.g. 'keep 3 3 5')")
         faces.extend(int(ch) for ch in word)
     return faces
+
+
+def _faces_at(state, words: list[str]) -> list[int]:
+    """The faces of the dice at positions ``words`` (1..5, left to right as the dice are shown)."""
+    showing = dice.roll_faces(int(state.state[K.S_ROLL]))
+    positions = []
+    for word in words:
+        for ch in word:
+            if ch not in "12345":
+                raise ValueError(f"{word!r} is not a position; positions are 1..5, left to right as the dice "
+                                 f"are shown ({_faces(int(state.state[K.S_ROLL]))})")
+            positions.append(int(ch))
+    if not positions:
+        raise ValueError("name the positions, 1..5 left to right (e.g. 'reroll positions 1 2')")
+    if len(set(positions)) != len(positions):
+        raise ValueError(f"position {max(positions, key=positions.count)} is named twice")
+    return sorted(showing[p - 1] for p in positions)
 
 
 def _keep_action(state, player: int, kept: list[int]) -> int:
@@ -265,6 +295,13 @@ def parse_action(state, player: int, text: str) -> int | None:
     if not words:
         return None
     head, rest = words[0], words[1:]
+    if head in ("keep", "hold", "reroll") and rest[:1] in (["positions"], ["position"], ["pos"]):
+        faces = _faces_at(state, rest[1:])
+        if head == "reroll":
+            left = Counter(dice.roll_faces(int(state.state[K.S_ROLL])))
+            left.subtract(faces)
+            faces = sorted(left.elements())
+        return _keep_action(state, player, faces)
     if head in ("keep", "hold"):
         return _keep_action(state, player, _read_faces(rest))
     if head == "reroll":
@@ -279,9 +316,12 @@ def parse_action(state, player: int, text: str) -> int | None:
     return _box_action(state, player, rest if head == "box" else words)
 
 
-MOVES_HELP = """  keep 3 3 5   keep those dice and reroll the others (also 'keep 3,3,5', 'keep 335')
+MOVES_HELP = """Numbers after keep and reroll are faces, not positions: 'reroll 1 2' rerolls the die showing 1
+and the die showing 2. To pick dice by place, say positions (1..5, left to right as shown).
+  keep 3 3 5   keep the dice showing 3, 3 and 5, reroll the others (also 'keep 3,3,5', 'keep 335')
   keep         reroll all five (also 'keep nothing', 'reroll all')
-  reroll 1 2   reroll those dice and keep the others
+  reroll 1 2   reroll the dice showing faces 1 and 2, keep the others
+  reroll positions 1 2   reroll the first and second dice as shown (also 'keep positions 3 4 5', 'pos')
   box NAME     record the dice in a box: its name or a unique start of it ('box full', 'chance')
   stop         ranking game: stand on the dice showing
 The sheet shows [points] the dice showing would score in each open box; '.' is an open box

@@ -1,7 +1,10 @@
 """Poke in the terminal: a score sheet with a line, the deal as the person sees it, discreet bot moves.
 
 Importing this module registers the view for ``poke`` with
-``gamut.experiments.terminal_play`` (``gamut poke play`` does).
+``gamut.experiments.terminal_play`` (``gamut poke play`` does). At the end of
+each deal both hands are shown, as at the showdown that scores the poker
+points, e.g. ``end of deal 1: the opponent held 4c 5s 8d Ac Ah (one pair); you
+held 5d 6h 9h 9s Ad (one pair)``.
 
 Example of a sheet (the person in seat 0, after a few deals)::
 
@@ -14,7 +17,10 @@ Example of a sheet (the person in seat 0, after a few deals)::
 
 from __future__ import annotations
 
+import numpy as np
+
 from gamut.envs.cards import cards_str, parse_cards
+from gamut.envs.hands import CATEGORY_NAMES, CATEGORY_SHIFT, HAND_TABLE, best_strength
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.encoding import deal_string, mask_cards, table_cards
 from gamut.experiments.terminal_play import TableView, normalise, register_view
@@ -100,8 +106,24 @@ def parse_action(state, player: int, text: str) -> int | None:
     return None
 
 
+def hand_words(mask: int) -> str:
+    """The cards of ``mask`` and the poker hand they make, e.g. ``9h 9s Kd Kc 2c (two pair)``."""
+    cards = np.array(mask_cards(mask), dtype=np.int64)
+    category = best_strength(cards, len(cards), -1, HAND_TABLE) >> CATEGORY_SHIFT
+    return f"{cards_str(cards)} ({CATEGORY_NAMES[category]})"
+
+
+def narrate(before, actor: int, action: int, after, viewer: int) -> list[str]:
+    """At the end of a deal, the hands both players held (shown at the showdown)."""
+    if after.state[K.S_DEALS_DONE] == before.state[K.S_DEALS_DONE]:
+        return []
+    st = before.state
+    return [f"end of deal {st[K.S_DEALS_DONE] + 1}: the opponent held {hand_words(st[K.S_HAND + 1 - viewer])}; "
+            f"you held {hand_words(st[K.S_HAND + viewer])}"]
+
+
 register_view("poke", TableView(
-    render=render, describe_action=describe_action, allows_undo=False, opponent=("heuristic",),
-    hint=("cfr", "ismcts", "heuristic"), parse_action=parse_action,
+    render=render, describe_action=describe_action, allows_undo=False, opponent=("ismcts", "heuristic"),
+    hint=("cfr", "ismcts", "heuristic"), parse_action=parse_action, narrate=narrate,
     moves_help="  discard 5d Ad, play 9h 9s   the cards in any order and case ('play 10h' works too)",
 ))

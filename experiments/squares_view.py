@@ -5,8 +5,11 @@ Importing this module registers the view for ``poker_squares`` with
 the cards are dealt from a generator seeded by the history length, so taking
 a placement back shows the same card again and the same cards follow (the
 final line counts the moves taken back). Hints come from the ``expectimax_cross``
-agent, or ``expectimax`` when its cross-line correction is missing or stale,
-or ``greedy`` when the learned table is. A cell is
+agent with the estimated final score of each cell it weighed, or
+``expectimax`` when its cross-line correction is missing or stale, or
+``greedy`` when the learned table is; the other seats play ``mc_cross`` (the
+best agent, about 0.2 s a move). A full row names its hand beside its points
+and full columns are named under the grid. A cell is
 typed ``r2c1``, ``r2 c1``, ``2 1`` or ``2,1``. Example (one player, three
 cards placed)::
 
@@ -23,24 +26,44 @@ cards placed)::
 from __future__ import annotations
 
 from gamut.envs.cards import card_str
-from gamut.envs.hands import HAND_TABLE
+from gamut.envs.hands import CATEGORY_NAMES, CATEGORY_SHIFT, HAND_TABLE
 from gamut.envs.poker_squares import kernels as K
 from gamut.experiments.terminal_play import TableView, normalise, register_view
 
 _RULE = "       " + "+-----" * K.GRID_SIZE + "+"
 
 
+def _hand_name(st, player: int, line: int) -> str:
+    """The hand category of a full line (rows 0-4, columns 5-9), or '' while it has an empty cell."""
+    cells = [K.S_GRID + K.NUM_CELLS * player + (5 * line + i if line < K.GRID_SIZE else 5 * i + line - K.GRID_SIZE)
+             for i in range(K.GRID_SIZE)]
+    if any(st[cell] < 0 for cell in cells):
+        return ""
+    return CATEGORY_NAMES[int(K.line_strength(st, player, line, HAND_TABLE)) >> CATEGORY_SHIFT]
+
+
 def grid_lines(st, cfg, player: int) -> list[str]:
-    """The drawn grid of ``player`` in kernel state ``st`` with the points of each line as it stands."""
+    """The drawn grid of ``player`` in kernel state ``st`` with the points of each line as it stands.
+
+    A full row shows its hand beside its points; once a column is full, a line
+    under the grid names its hand and points.
+    """
     base = K.S_GRID + K.NUM_CELLS * player
     out = ["        " + "".join(f"  c{c}  " for c in range(K.GRID_SIZE)), _RULE]
     for r in range(K.GRID_SIZE):
         cells = [st[base + 5 * r + c] for c in range(K.GRID_SIZE)]
         shown = "".join(f"| {card_str(int(x)) if x >= 0 else '  ':<3} " for x in cells)
-        out.append(f"    r{r} {shown}|  {int(K.line_points(st, player, r, cfg, HAND_TABLE)):>3}")
+        name = _hand_name(st, player, r)
+        out.append(f"    r{r} {shown}|  {int(K.line_points(st, player, r, cfg, HAND_TABLE)):>3}"
+                   + (f"  {name}" if name else ""))
         out.append(_RULE)
     cols = "".join(f"{int(K.line_points(st, player, K.GRID_SIZE + c, cfg, HAND_TABLE)):>6}" for c in range(5))
     out.append(f"      {cols}      score {int(K.grid_score(st, player, cfg, HAND_TABLE))}")
+    full = [(c, _hand_name(st, player, K.GRID_SIZE + c)) for c in range(K.GRID_SIZE)]
+    named = [f"c{c} {name} {int(K.line_points(st, player, K.GRID_SIZE + c, cfg, HAND_TABLE))}"
+             for c, name in full if name]
+    if named:
+        out.append("    columns: " + ", ".join(named))
     return out
 
 
@@ -77,7 +100,8 @@ def parse_action(state, player: int, text: str) -> int | None:
 
 
 register_view("poker_squares", TableView(
-    render=render, describe_action=describe, allows_undo=True, opponent=("expectimax", "greedy"),
+    render=render, describe_action=describe, allows_undo=True,
+    opponent=("mc_cross", "expectimax_cross", "expectimax", "greedy"),
     hint=("expectimax_cross", "expectimax", "greedy"), parse_action=parse_action,
     moves_help="  r2c1         place the card at row 2, column 1 (also 'r2 c1', '2 1', '2,1')",
 ))

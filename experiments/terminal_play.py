@@ -4,10 +4,20 @@ One experience for every game: the same prompt, the same commands (``help``,
 ``hint``, ``undo`` where the game allows it, ``actions``, ``board``, ``quit``),
 a board or score sheet drawn by the game's view, and a clean exit on Ctrl-D.
 
-A move is typed as its number in the listing or as its name, the game's action
-string (any case; commas and spaces alike, so ``keep 3 3 5`` is ``keep 3,3,5``);
-a game's view may accept friendlier forms too and explain why a move is not
-legal. Anything else is answered with the legal moves and changes nothing.
+A move is typed as its number in the listing, which is its OpenSpiel action id
+(so ``12`` is action 12, as ``state.apply_action(12)`` would play it), or as
+its name, the game's action string (any case; commas and spaces alike, so
+``keep 3 3 5`` is ``keep 3,3,5``); a game's view may accept friendlier forms
+too and explain why a move is not legal. Anything else is answered with the
+legal moves and changes nothing. At a terminal the prompt has line editing:
+Up recalls earlier lines and Tab completes commands and legal action names.
+
+A view may narrate what an action revealed (the hands compared in a battle,
+the opponent's cards at the end of a deal), and ``hint`` shows the values
+behind the hint agent's choice where the agent exposes them: the ``last_values``
+it set while choosing (``[(action, value)]``, what the values mean in its
+``VALUES_MEANING``), or the root statistics of an ISMCTS search
+(``last_search``).
 
 A game's presentation is a :class:`TableView` registered under its pyspiel
 short name; games without one get a generic view built from the human's
@@ -25,6 +35,8 @@ such a score is never mistaken for a straight one.
 from __future__ import annotations
 
 import importlib
+import math
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -79,6 +91,10 @@ class TableView:
         this game, or raises ValueError saying why the move is not legal now.
     moves_help : str
         Lines added to ``help`` about typing this game's moves.
+    narrate : callable ``(before, actor, action, after, viewer) -> list of str``, optional
+        Lines telling ``viewer`` what ``actor``'s ``action`` (or a chance
+        outcome, actor ``pyspiel.PlayerId.CHANCE``) brought to light, given the
+        states before and after it; only what ``viewer`` may know.
     """
 
     render: Callable[[pyspiel.State, int], str] = _generic_render
@@ -88,6 +104,7 @@ class TableView:
     hint: tuple[str, ...] = ("random",)
     parse_action: Callable[[pyspiel.State, int, str], int | None] | None = None
     moves_help: str = ""
+    narrate: Callable[[pyspiel.State, int, int, pyspiel.State, int], list[str]] | None = None
 
 
 _VIEWS: dict[str, TableView] = {}
@@ -114,14 +131,17 @@ def view_for(game: pyspiel.Game) -> TableView:
 
 
 HELP = """Commands:
-  <number>     play the action with that number in the list
+  <number>     play the action with that number in the list: its OpenSpiel action id
   <name>       play the action with that name (as listed, any case)
   actions      list the legal actions again
   board        show the board or score sheet again
-  hint         ask the hint agent what it would play
+  hint         ask the hint agent what it would play (with its values where it has them)
   undo         take back your last move (where the game allows it)
   help         this text
-  quit         leave the game (Ctrl-D works too)"""
+  quit         leave the game (Ctrl-D works too)
+At a terminal, Up and Down recall earlier lines and Tab completes commands and action names."""
+
+COMMANDS = ("actions", "board", "help", "hint", "quit", "undo")
 
 # An agent answering within this many seconds needs no "thinking..." notice.
 THINKING_AFTER = 0.5
@@ -205,11 +225,16 @@ class PlaySession:
         for player, bot in self.bots.items():
             if player != actor:
                 bot.inform_action(self.state, actor, action)
+        before = self.state.clone() if self.view.narrate is not None else None
         self.state.apply_action(action)
+        if before is not None:
+            for line in self.view.narrate(before, actor, action, self.state, self.human):
+                self.write(line)
 
     def _legal_listing(self) -> str:
-        names = [self.state.action_to_string(self.human, a) for a in self.state.legal_actions(self.human)]
-        items = [f"{i:>3}. {name}" for i, name in enumerate(names, start=1)]
+        legal = self.state.legal_actions(self.human)
+        width = len(str(max(legal)))
+        items = [f"{a:>{max(width, 3)}}. {self.state.action_to_string(self.human, a)}" for a in legal]
         if len(items) <= _COLUMN_AFTER:
             return "\n".join("  " + item for item in items)
         # Column-major, like ls: numbers run down each column.
@@ -226,8 +251,7 @@ class PlaySession:
         """The legal action ``text`` names, or None; ValueError from the view says why a move is not legal."""
         legal = self.state.legal_actions(self.human)
         if text.isdigit():
-            index = int(text)
-            return legal[index - 1] if 1 <= index <= len(legal) else None
+            return int(text) if int(text) in legal else None
         by_name = {normalise(self.state.action_to_string(self.human, a)): a for a in legal}
         if normalise(text) in by_name:
             return by_name[normalise(text)]
@@ -247,14 +271,27 @@ class PlaySession:
             timer.join()  # a notice already being written is finished before the answer
 
     def _hint(self) -> str:
-        self.hint_bot.restart_at(self.state)
-        if self.hint_bot.provides_policy():
-            policy, action = self._thinking(lambda: self.hint_bot.step_with_policy(self.state))
+        bot = self.hint_bot
+        bot.restart_at(self.state)
+        for attribute in ("last_values", "last_search"):
+            if hasattr(bot, attribute):
+                setattr(bot, attribute, None)  # values of an earlier move must not pass for this one's
+        policy = None
+        if bot.provides_policy():
+            policy, action = self._thinking(lambda: bot.step_with_policy(self.state))
+        else:
+            action = self._thinking(lambda: bot.step(self.state))
+        line = f"hint: {self.state.action_to_string(self.human, action)}   ({self.hint_name}"
+        values = hint_values(bot)
+        if values is not None:
+            meaning, ranked = values
+            shown = ", ".join(f"{self.state.action_to_string(self.human, a)} {v}" for a, v in ranked[:5])
+            return line + f"; {meaning}: {shown})"
+        if policy is not None:
             ranked = sorted(policy, key=lambda pair: -pair[1])[:5]
             weights = ", ".join(f"{self.state.action_to_string(self.human, a)} {p:.2f}" for a, p in ranked)
-            return f"hint: {self.state.action_to_string(self.human, action)}   ({self.hint_name}: {weights})"
-        action = self._thinking(lambda: self.hint_bot.step(self.state))
-        return f"hint: {self.state.action_to_string(self.human, action)}   ({self.hint_name})"
+            return line + f": {weights})"
+        return line + ")"
 
     def _undo(self) -> str:
         if not self.view.allows_undo:
@@ -311,14 +348,60 @@ class PlaySession:
 
     def _show(self) -> None:
         self.write(self.view.render(self.state, self.human))
-        self.write("Your move:\n" + self._legal_listing())
+        self.write("Your move (its number, which is the action id, or its name):\n" + self._legal_listing())
+
+    def _completions(self, text: str) -> list[str]:
+        """Commands and legal action names that start with ``text`` (any case), for Tab."""
+        names = list(COMMANDS)
+        if not self.state.is_terminal() and self.state.current_player() == self.human:
+            names += [self.state.action_to_string(self.human, a) for a in self.state.legal_actions(self.human)]
+        typed = text.lower()
+        return sorted({name for name in names if name.lower().startswith(typed)})
 
     def _show_if_human_turn(self) -> None:
         if not self.state.is_terminal() and self.state.current_player() == self.human:
             self._show()
 
     def run(self) -> list[float] | None:
-        """Play until the game ends (returns the returns) or the person leaves (returns None)."""
+        """Play until the game ends (returns the returns) or the person leaves (returns None).
+
+        When lines are read with ``input`` from a terminal, the prompt gets line
+        editing for the length of the game (history, Tab completion); the
+        previous completer is put back afterwards.
+        """
+        restore = self._line_editing() if self.read is input and sys.stdin.isatty() else None
+        try:
+            return self._run()
+        finally:
+            if restore is not None:
+                restore()
+
+    def _line_editing(self):
+        """Turn on readline history and completion; returns the function that restores the old completer."""
+        try:
+            import readline
+        except ImportError:  # a Python built without readline: plain input still works
+            return None
+        old_completer, old_delims = readline.get_completer(), readline.get_completer_delims()
+        matches: list[str] = []
+
+        def complete(text: str, index: int) -> str | None:
+            if index == 0:
+                matches[:] = self._completions(readline.get_line_buffer())
+            return matches[index] if index < len(matches) else None
+
+        # Action names hold spaces ("bet 2 on seat 1"), so the whole line is completed, not its last word.
+        readline.set_completer_delims("")
+        readline.set_completer(complete)
+        readline.parse_and_bind("tab: complete")
+
+        def restore() -> None:
+            readline.set_completer(old_completer)
+            readline.set_completer_delims(old_delims)
+
+        return restore
+
+    def _run(self) -> list[float] | None:
         self.write(f"{self.game}: you are seat {self.human}. Type 'help' for commands.")
         for notice in self.notices:
             self.write(notice)
@@ -345,3 +428,24 @@ class PlaySession:
             f"{'you' if p == self.human else f'seat {p}'} {r:+g}" for p, r in enumerate(returns)
         ) + taken_back)
         return returns
+
+
+def hint_values(bot) -> tuple[str, list[tuple[int, str]]] | None:
+    """What the values behind ``bot``'s last choice mean and ``[(action, value shown)]``, best first; or None.
+
+    Read after the bot has chosen: its ``last_values`` (``[(action, value)]``,
+    meaning in ``VALUES_MEANING``) or the root of its last ISMCTS search
+    (``last_search``: mean return and visits of each visited action).
+    """
+    values = getattr(bot, "last_values", None)
+    if values:
+        ranked = sorted(values, key=lambda pair: -pair[1])
+        return getattr(bot, "VALUES_MEANING", "values"), [(a, f"{v:.2f}") for a, v in ranked]
+    search = getattr(bot, "last_search", None)
+    if search is not None:
+        rows = [(a, m, v) for a, m, v in zip(search.actions, search.mean_returns, search.visits)
+                if v > 0 and not math.isnan(m)]
+        rows.sort(key=lambda row: (-row[2], -row[1]))
+        return (f"mean return in the search ({search.iterations} iterations) and visits",
+                [(a, f"{m:+.2f} ({v})") for a, m, v in rows])
+    return None

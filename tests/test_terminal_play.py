@@ -8,7 +8,7 @@ import pexpect
 import pyspiel
 import pytest
 
-from gamut.experiments.terminal_play import PlaySession, TableView, register_view
+from gamut.experiments.terminal_play import HELP, PlaySession, TableView, register_view
 
 GAMUT = str(Path(sys.executable).parent / "gamut")
 
@@ -22,6 +22,18 @@ def scripted(game, lines, **kwargs):
         return pending.pop(0)
 
     session = PlaySession(game, read=read, write=output.append, **kwargs)
+    return session, session.run(), "\n".join(output)
+
+
+def play_lowest(game, **kwargs):
+    """A whole session in which the person always types the lowest legal action id."""
+    output, holder = [], []
+
+    def read(prompt):
+        return str(min(holder[0].state.legal_actions()))
+
+    session = PlaySession(game, read=read, write=output.append, **kwargs)
+    holder.append(session)
     return session, session.run(), "\n".join(output)
 
 
@@ -71,7 +83,7 @@ def test_bad_seat_is_rejected():
 def test_play_through_a_pseudo_terminal_with_ctrl_d_exit():
     child = pexpect.spawn(GAMUT, ["play", "kuhn_poker", "--seed", "3"], encoding="utf-8", timeout=60)
     child.expect("Type 'help' for commands")
-    child.expect("Your move:")
+    child.expect("Your move")
     child.sendline("hint")
     child.expect("hint: (Pass|Bet)")
     child.sendline("nonsense")
@@ -140,7 +152,7 @@ def test_dice_sheet_adds_up_to_each_players_score(game_string):
 
 def test_dice_sheet_shows_what_the_dice_would_score_in_each_open_box():
     from gamut.envs import dice
-    from gamut.experiments.dice_view import render
+    from gamut.experiments.dice_view import FACES_NOTE, render
 
     game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
     state = game.new_initial_state()
@@ -152,7 +164,7 @@ def test_dice_sheet_shows_what_the_dice_would_score_in_each_open_box():
     assert rows["twos"] == "6" and rows["fives"] == "[10]" and rows["full house"] == "[16]"
     assert rows["poker"] == "[0]" and rows["chance"] == "[16]"
     assert "total                            6" in sheet
-    assert sheet.endswith("your dice: 2 2 2 5 5   roll 1 of 3: 2 rerolls left")
+    assert sheet.endswith("your dice: 2 2 2 5 5   roll 1 of 3: 2 rerolls left\n" + FACES_NOTE)
 
 
 def test_classic_stage_and_banked_rolls_are_shown():
@@ -273,4 +285,267 @@ def test_the_ranking_game_gets_the_next_best_agent_and_long_listings_use_columns
     session, _, text = scripted(game, [], seed=2)
     assert session.hint_name == "mcts"  # 'optimal' plays scorecards only
     yacht = scripted(pyspiel.load_game("poker_dice(variant=yacht12,players=1)"), [], seed=1)[2]
-    assert "    1. keep nothing         16. keep 5,6             31. keep 3,4,5,6\n" in yacht
+    assert "    0. keep nothing         26. keep 5,6            189. keep 3,4,5,6\n" in yacht
+
+
+def test_numbers_are_action_ids_and_the_listing_shows_them():
+    import gamut.envs  # noqa: F401
+
+    game = pyspiel.load_game("poker_squares")
+    session, _, text = scripted(game, ["12"], seed=5)
+    assert session.state.history()[1] == 12  # the card went to cell 12 (r2c2), as apply_action(12) would
+    assert "   12. r2c2" in text and "    0. r0c0" in text
+    assert "Your move (its number, which is the action id, or its name):" in text
+    kuhn = scripted(pyspiel.load_game("kuhn_poker"), ["2"], seed=0)[2]
+    assert "'2' is not a legal action here" in kuhn  # kuhn's actions are 0 and 1: 2 is no move
+    assert "<number>     play the action with that number in the list: its OpenSpiel action id" in HELP
+
+
+def test_tab_completes_commands_and_legal_action_names():
+    import gamut.envs  # noqa: F401
+
+    session = PlaySession(pyspiel.load_game("palace_poker"), seed=4, opponent="heuristic", hint="heuristic")
+    assert session._completions("") == sorted(["actions", "board", "help", "hint", "quit", "undo"])  # not our turn
+    while session.state.is_chance_node():
+        session._apply(pyspiel.PlayerId.CHANCE, session._chance_outcome())
+    assert session._completions("h") == ["help", "hint"]
+    assert session._completions("BET") == ["bet 2 on seat 1"]
+    assert session._completions("") == sorted(["actions", "board", "help", "hint", "quit", "undo", "fold",
+                                                "bet 2 on seat 1"])
+
+
+def test_poke_deal_ends_by_showing_the_opponents_hand():
+    import gamut.envs  # noqa: F401
+    from gamut.envs.poke import kernels as K
+    from gamut.experiments.poke_view import hand_words
+
+    game = pyspiel.load_game("poke")
+    session, returns, text = play_lowest(game, seed=4, opponent="heuristic", hint="heuristic")
+    assert returns is not None
+    line = next(line for line in text.splitlines() if line.startswith("end of deal 1:"))
+    # The hands of the settled deal, rebuilt from the history: the opponent's is named with its category.
+    replay = game.new_initial_state()
+    for action in session.state.history()[:-1]:
+        replay.apply_action(action)
+    opponent = hand_words(replay.state[K.S_HAND + 1])
+    assert line == f"end of deal 1: the opponent held {opponent}; you held {hand_words(replay.state[K.S_HAND])}"
+    assert opponent.endswith(")") and "(" in opponent
+
+
+def test_hand_words_names_the_category():
+    from gamut.envs.cards import parse_cards
+    from gamut.experiments.poke_view import hand_words
+
+    mask = sum(1 << int(c) for c in parse_cards("9h 9s Kd Kc 2c"))
+    assert hand_words(mask) == "2c 9h 9s Kc Kd (two pair)"
+
+
+def test_up_recalls_the_last_line_and_tab_completes_at_a_terminal():
+    child = pexpect.spawn(GAMUT, ["play", "kuhn_poker", "--seed", "3"], encoding="utf-8", timeout=60)
+    child.expect("Your move")
+    child.expect_exact("> ")
+    child.send("boa\t\r")  # Tab completes 'board'
+    child.expect("Your move")
+    child.expect_exact("> ")
+    child.send("\x1b[A\r")  # Up recalls 'board'
+    child.expect("Your move")
+    child.expect_exact("> ")
+    child.send("h\t\t")  # two candidates: readline lists them
+    child.expect("help +hint")
+    child.sendcontrol("u")
+    child.sendeof()
+    child.expect("bye: the game was left unfinished")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def _palace_after_call(seed):
+    """A 2-seat Palace Poker state at a called battle, and the state just before the call."""
+    import numpy as np
+
+    import gamut.envs  # noqa: F401
+
+    game = pyspiel.load_game("palace_poker")
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            continue
+        legal = state.legal_actions()
+        names = {state.action_to_string(state.current_player(), a): a for a in legal}
+        bets = [a for name, a in names.items() if name.startswith("bet")]
+        action = names.get("call", bets[0] if bets else legal[rng.integers(len(legal))])
+        if "call" in names:
+            return state, state.current_player(), action
+        state.apply_action(action)
+    return None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_palace_called_battle_is_narrated_with_both_hands_exclusions_and_winner(seed):
+    from gamut.envs.hands import CATEGORY_NAMES, HAND_TABLE, category_of
+    from gamut.envs.palace_poker import layout as L
+    from gamut.envs.palace_poker.showdown import battle_winner, player_hand_value
+    from gamut.experiments.palace_view import narrate
+
+    found = _palace_after_call(seed)
+    assert found is not None
+    before, actor, call = found
+    after = before.clone()
+    after.apply_action(call)
+    st = before.state
+    a, d = int(st[L.S_ATTACKER]), int(st[L.S_DEFENDER])
+    lines = narrate(before, actor, call, after, a)
+    assert lines[0] == f"battle called: seat {a} (you) attacks seat {d}"
+    for line, q, other in ((lines[1], a, d), (lines[2], d, a)):
+        suit = int(st[L.S_BANNER + other]) & 3
+        category = CATEGORY_NAMES[category_of(player_hand_value(st, q, suit, HAND_TABLE))]
+        assert line.endswith(f": {category}")
+        cards = [c for c in range(52) if st[L.S_LOC + c] in (L.LOC_PALACE + q, L.LOC_BANNER + q, L.LOC_SOLDIER + q)]
+        if any(c & 3 == suit for c in cards):
+            assert "not counting" in line and "the other's banner suit" in line
+        else:
+            assert "not counting" not in line
+    winner = int(battle_winner(st, a, d, HAND_TABLE))
+    if winner >= 0:
+        loser = a + d - winner
+        assert lines[3].startswith(f"  seat {winner}{' (you)' if winner == a else ''} wins the battle")
+        assert lines[3].endswith(f"seat {loser}{' (you)' if loser == a else ''} is out")
+    # A seat outside the battle is not shown the palaces.
+    if before.get_game().num_players() > 2:
+        assert "shown to the two players in the battle only" in narrate(before, actor, call, after, 3 - a - d)[1]
+
+
+def test_palace_battles_of_others_hide_the_palaces_and_the_pot_line_names_the_winner():
+    import gamut.envs  # noqa: F401
+    from gamut.envs.palace_poker import layout as L
+    from gamut.experiments.palace_view import narrate, pot_line
+
+    game = pyspiel.load_game("palace_poker(players=3)")
+    before, actor, call = _palace_3(game)
+    after = before.clone()
+    after.apply_action(call)
+    a, d = int(before.state[L.S_ATTACKER]), int(before.state[L.S_DEFENDER])
+    outsider = 3 - a - d
+    lines = narrate(before, actor, call, after, outsider)
+    assert lines[1] == "  (the palaces are shown to the two players in the battle only)"
+    assert "wins the battle" in lines[2] or "equal hands" in lines[2]
+
+    st = after.state.copy()
+    st[L.S_PAYOUT:L.S_PAYOUT + 3] = [0, 58, 0]
+    st[L.S_END] = L.END_LAST
+    assert pot_line(st, 3, 0) == "hand over (last player): seat 1 wins the pot of 58 chips"
+    assert pot_line(st, 3, 1) == "hand over (last player): seat 1 (you) wins the pot of 58 chips"
+    st[L.S_PAYOUT:L.S_PAYOUT + 3] = [30, 29, 0]
+    assert pot_line(st, 3, 0).endswith("the pot of 59 chips is split: seat 0 (you) 30, seat 1 29")
+
+
+def _palace_3(game):
+    import numpy as np
+
+    for seed in range(50):
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            legal = state.legal_actions()
+            names = {state.action_to_string(state.current_player(), a): a for a in legal}
+            if "call" in names:
+                return state, state.current_player(), names["call"]
+            bets = [a for name, a in names.items() if name.startswith("bet")]
+            state.apply_action(bets[0] if bets else legal[rng.integers(len(legal))])
+    raise AssertionError("no called battle in 50 seeded hands")
+
+
+def test_a_whole_palace_session_narrates_and_ends_with_the_pot():
+    import gamut.envs  # noqa: F401
+
+    _, returns, text = play_lowest(pyspiel.load_game("palace_poker"), seed=2, opponent="heuristic",
+                                   hint="heuristic")
+    assert returns is not None
+    assert re.search(r"hand over \([a-z_ ]+\): (seat \d( \(you\))? wins the pot of \d+ chips|the pot of \d+ chips "
+                     r"is split: .*)\n", text)
+    assert "pot won by" not in text
+
+
+def test_dice_positions_pick_dice_by_place_and_faces_are_stated():
+    from gamut.envs import dice
+    from gamut.experiments.dice_view import FACES_NOTE, MOVES_HELP, parse_action, render
+
+    game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
+    state = game.new_initial_state()
+    state.apply_action(dice.roll_id((1, 3, 3, 4, 5)))
+    assert parse_action(state, 0, "reroll positions 1 2") == dice.keep_id((3, 4, 5))
+    assert parse_action(state, 0, "keep pos 2 3") == dice.keep_id((3, 3))
+    assert parse_action(state, 0, "reroll 1 3") == dice.keep_id((3, 4, 5))  # faces: a 1 and one 3
+    with pytest.raises(ValueError, match="'6' is not a position; positions are 1..5"):
+        parse_action(state, 0, "keep positions 6")
+    with pytest.raises(ValueError, match="position 2 is named twice"):
+        parse_action(state, 0, "reroll positions 2 2")
+    assert "Numbers after keep and reroll are faces, not positions" in MOVES_HELP
+    assert render(state, 0).endswith("your dice: 1 3 3 4 5   roll 1 of 3: 2 rerolls left\n" + FACES_NOTE)
+    state.apply_action(game.box_names.index("chance") + 462)
+    state.apply_action(dice.roll_id((1, 3, 3, 4, 5)))
+    for _ in range(2):
+        state.apply_action(dice.keep_id(()))
+        state.apply_action(dice.roll_id((1, 3, 3, 4, 5)))
+    assert FACES_NOTE not in render(state, 0)  # no rerolls left: nothing to pick
+
+
+def test_dice_hint_shows_the_optimal_values():
+    from gamut.envs import dice
+
+    game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
+    session = PlaySession(game, seed=0)
+    session.state.apply_action(dice.roll_id((6, 6, 6, 6, 6)))
+    hint = session._hint()
+    assert hint.startswith("hint: box poker   (optimal; expected points to come: box poker ")
+    values = [float(v) for v in re.findall(r" (\d+\.\d\d)", hint)]
+    assert values == sorted(values, reverse=True) and len(values) == 5
+
+
+def test_ismcts_hint_shows_search_values_and_visits():
+    import gamut.envs  # noqa: F401
+
+    game = pyspiel.load_game("palace_poker")
+    session = PlaySession(game, seed=4, opponent="heuristic", hint="ismcts")
+    while session.state.is_chance_node():
+        session._apply(pyspiel.PlayerId.CHANCE, session._chance_outcome())
+    hint = session._hint()
+    match = re.fullmatch(r"hint: (.+?)   \(ismcts; mean return in the search \((\d+) iterations\) and visits: "
+                         r"(.+)\)", hint)
+    assert match
+    shown = re.findall(r"([a-z0-9 ]+?) ([+-]\d+\.\d\d) \((\d+)\)(?:, |$)", match.group(3))
+    assert shown[0][0] == match.group(1)  # the hint is the most visited action
+    assert sum(int(v) for _, _, v in shown) == int(match.group(2))
+
+
+def test_poker_squares_full_lines_name_their_hands():
+    import gamut.envs  # noqa: F401
+    from gamut.envs.hands import CATEGORY_NAMES
+
+    _, returns, text = play_lowest(pyspiel.load_game("poker_squares"), seed=5, hint="greedy")
+    final = text.rsplit("    r0 ", 1)[1]
+    rows = re.findall(r"\|  +(\d+)  ([a-z ]+)\n", final)
+    assert len(rows) == 5 and all(name in CATEGORY_NAMES for _, name in rows)
+    columns = re.search(r"columns: (.*)\n", final).group(1).split(", ")
+    assert [c.split()[0] for c in columns] == ["c0", "c1", "c2", "c3", "c4"]
+    points = sum(int(p) for p, _ in rows) + sum(int(c.rsplit(" ", 1)[1]) for c in columns)
+    assert f"score {points}\n" in final and returns == [points]
+
+
+@pytest.mark.parametrize("game_string, opponent", [
+    ("poke", "ismcts"), ("palace_poker", "ismcts"), ("poker_squares(players=2)", "mc_cross"),
+    ("poker_dice(variant=yacht12,players=2)", "optimal"), ("poker_dice(variant=ranking,players=2)", "mcts"),
+])
+def test_default_opponents_are_the_strongest_quick_agents(game_string, opponent):
+    import gamut.envs  # noqa: F401
+
+    session = PlaySession(pyspiel.load_game(game_string), seed=0)
+    assert set(session.bot_names.values()) == {opponent}

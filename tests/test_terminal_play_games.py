@@ -57,6 +57,11 @@ class Terminal:
         return self.exitstatus is None
 
 
+def first_listed(out: str) -> str:
+    """The number of the first move listed in ``out`` (the lowest legal action id)."""
+    return re.search(r"Your move.*\n +(\d+)\. ", out).group(1)
+
+
 def check_help(term: Terminal, moves_line: str) -> None:
     out = term.send("help")
     assert out.startswith(HELP + "\nMoves:\n")  # the same commands, then the game's own moves
@@ -76,12 +81,14 @@ def test_poker_dice_session_to_the_end_with_undo():
     screen = term.screen
     assert "agents: optimal answers 'hint'" in screen
     assert re.search(r"small straight +\[25\]\n", screen) and re.search(r"chance +\[19\]\n", screen)
-    assert "your dice: 1 3 4 5 6   roll 1 of 3: 2 rerolls left\nYour move:\n" in screen
-    assert "31. keep 3,4,5,6" in screen and "43. box chance" in screen
-    check_help(term, "keep 3 3 5   keep those dice and reroll the others")
-    assert term.send("hint") == "hint: keep 3,4,5,6   (optimal)"
+    assert "your dice: 1 3 4 5 6   roll 1 of 3: 2 rerolls left\n(keep 3 5 and reroll 1 2 name faces" in screen
+    assert "189. keep 3,4,5,6" in screen and "473. box chance" in screen  # numbers are action ids
+    check_help(term, "keep 3 3 5   keep the dice showing 3, 3 and 5")
+    hint = term.send("hint").removeprefix("thinking...\n")  # the first hint may load the value table
+    assert re.fullmatch(r"hint: keep 3,4,5,6   \(optimal; expected points to come: keep 3,4,5,6 \d+\.\d\d, .*\)",
+                        hint)
     check_illegal_move_changes_nothing(term, "keep 6 6 6", "cannot keep 6 6 6: the dice showing are 1 3 4 5 6")
-    check_illegal_move_changes_nothing(term, "box sevens", "1. keep nothing")  # lists the legal moves
+    check_illegal_move_changes_nothing(term, "box sevens", "0. keep nothing")  # lists the legal moves
     first = term.send("board")
     after = term.send("keep 6 5 4 3")
     assert "your dice: 3 3 4 5 6   roll 2 of 3: 1 reroll left" in after
@@ -89,7 +96,7 @@ def test_poker_dice_session_to_the_end_with_undo():
     out = term.send("undo")
     assert out == "your last move was taken back\n" + first
     while term.running:  # the first listed move: reroll everything, then the first open box
-        out = term.send("1")
+        out = term.send(first_listed(out))
     assert term.exitstatus == 0
     sheet, _, last = out.rstrip("\n").rpartition("\n")
     total = re.search(r"\n  total +(\d+)\n", sheet + "\n").group(1)
@@ -102,6 +109,8 @@ def test_gamut_dice_play_starts_the_same_session():
     shared = Terminal("play", "poker_dice(variant=yacht12,players=1)", "--seed", "1")
     assert term.screen == shared.screen
     assert term.send("reroll 1") == shared.send("keep 3 4 5 6")
+    assert term.send("undo") == shared.send("undo")
+    assert term.send("reroll positions 1") == shared.send("189")
     for t in (term, shared):
         assert "bye: the game was left unfinished" in t.ctrl_d()
         assert t.exitstatus == 0
@@ -111,21 +120,28 @@ def test_poker_squares_session_to_the_end_with_undo():
     term = Terminal("play", "poker_squares", "--seed", "5")
     screen = term.screen
     assert re.search(r"agents: (expectimax_cross|greedy) answers 'hint'", screen)
-    assert "    r2 |     |     |     |     |     |    0\n" in screen and "card to place: Qd\nYour move:" in screen
+    assert "    r2 |     |     |     |     |     |    0\n" in screen and "card to place: Qd\nYour move" in screen
     check_help(term, "r2c1         place the card at row 2, column 1")
     assert re.fullmatch(r"hint: r[0-4]c[0-4]   \((expectimax_cross|greedy)\)", term.send("hint"))
     check_illegal_move_changes_nothing(term, "r7c0", "rows and columns are 0..4")
-    check_illegal_move_changes_nothing(term, "somewhere", " 25. r4c4")
+    check_illegal_move_changes_nothing(term, "somewhere", " 24. r4c4")
     first = term.send("board")
     after = term.send("2 1")
     assert "    r2 |     | Qd  |     |     |     |    0\n" in after and "card to place: 5c" in after
     check_illegal_move_changes_nothing(term, "r2 c1", "r2c1 already holds Qd")
     assert term.send("undo") == "your last move was taken back\n" + first
+    out = term.send("2 1")
+    hint = term.send("hint")  # a placement with a choice: the values behind the hint are shown
+    assert re.fullmatch(r"hint: (r[0-4]c[0-4])   \(expectimax_cross; estimated final score: \1 \d+\.\d\d, "
+                        r"r[0-4]c[0-4] \d+\.\d\d.*\)", hint) or "(greedy)" in hint
     while term.running:
-        out = term.send("1")
+        out = term.send(first_listed(out))
     assert term.exitstatus == 0
     grid, _, last = out.rstrip("\n").rpartition("\n")
-    score = re.search(r"score (\d+)$", grid).group(1)
+    assert len(re.findall(r"\|  +\d+  (high card|one pair|two pair|three of a kind|straight|flush|full house|"
+                          r"four of a kind|straight flush|royal flush)\n", grid)) == 5  # every row names its hand
+    assert len(re.search(r"columns: (.*)$", grid).group(1).split(", ")) == 5
+    score = re.search(r"score (\d+)\n", grid).group(1)
     assert last == f"game over: you +{score} (1 move(s) taken back)"
     assert "|     |" not in grid  # all 25 cells filled
 
@@ -133,10 +149,11 @@ def test_poker_squares_session_to_the_end_with_undo():
 def test_poke_session_refuses_undo_and_leaves_on_ctrl_d():
     term = Terminal("play", "poke", "--seed", "4")
     screen = term.screen
-    assert "agents: ismcts answers 'hint'; seat 1 is heuristic" in screen
+    assert "agents: ismcts answers 'hint'; seat 1 is ismcts" in screen
     assert "Poke score sheet" in screen and "your cards: 5d 6h 9h 9s Ad\n" in screen
     check_help(term, "discard 5d Ad, play 9h 9s")
-    assert term.send("hint") == "hint: stand   (ismcts)"
+    assert re.fullmatch(r"hint: stand   \(ismcts; mean return in the search \(200 iterations\) and visits: "
+                        r"stand [+-]\d+\.\d\d \(\d+\), .*\)", term.send("hint").removeprefix("thinking...\n"))
     check_illegal_move_changes_nothing(term, "discard 2c", "you do not hold 2c")
     after = term.send("discard ad 5D")
     assert "your cards: 3d 4c 6h 9h 9s\n" in after and "P0 discards 2 [5d Ad] draws [3d 4c]" in after
@@ -149,13 +166,16 @@ def test_palace_poker_session_refuses_undo_and_leaves_on_ctrl_d():
     term = Terminal("play", "palace_poker", "--seed", "4")
     screen = term.screen
     assert "  0 (you)   Ad      -                  199    1  in, to act\n" in screen
-    assert screen.endswith("your palace: 5d 9h Td\nYour move:\n    1. fold\n    2. bet 2 on seat 1")
+    assert screen.endswith("your palace: 5d 9h Td\nYour move (its number, which is the action id, or its name):\n"
+                           "    1. fold\n   62. bet 2 on seat 1")
     check_help(term, "bet 2 on seat 1   as listed, any case")
-    assert term.send("hint") == "hint: fold   (ismcts: fold 0.74, bet 2 on seat 1 0.26)"
-    check_illegal_move_changes_nothing(term, "bet 99 on seat 7", "2. bet 2 on seat 1")
+    assert re.fullmatch(r"hint: (fold|bet 2 on seat 1)   \(ismcts; mean return in the search \(\d+ iterations\) and "
+                        r"visits: \1 [+-]\d+\.\d\d \(\d+\), (fold|bet 2 on seat 1) [+-]\d+\.\d\d \(\d+\)\)",
+                        term.send("hint").removeprefix("thinking...\n"))
+    check_illegal_move_changes_nothing(term, "bet 99 on seat 7", "62. bet 2 on seat 1")
     after = term.send("BET 2 ON SEAT 1")
     assert after.startswith("seat 1: raise 4\n")
-    assert "battle: seat 0 attacks seat 1; to call 4, raises 1" in after and "3. raise 4" in after
+    assert "battle: seat 0 attacks seat 1; to call 4, raises 1" in after and "   58. raise 4" in after
     assert term.send("undo") == "undo is not available in this game (it would reveal hidden information)"
     assert "bye: the game was left unfinished" in term.ctrl_d()
     assert term.exitstatus == 0

@@ -13,14 +13,21 @@ def register(subparsers) -> None:
         help="play a game in the terminal against an agent, with hints",
         description=(
             "Play GAME (a pyspiel game string, e.g. 'poker_squares(scoring=english)') in the terminal. "
-            "Commands at the prompt: a number or action name (each game also takes friendlier forms, "
-            "listed by help), hint, undo (poker dice, Poker Squares), board, actions, help, quit (or Ctrl-D)."
+            "Commands at the prompt: a number (the OpenSpiel action id, as listed) or an action name (each game "
+            "also takes friendlier forms, listed by help), hint, undo (poker dice, Poker Squares), board, "
+            "actions, help, quit (or Ctrl-D). At a terminal, Up recalls earlier lines and Tab completes."
         ),
     )
     parser.add_argument("game", help="game string, e.g. kuhn_poker or 'poke(mode=rubber)'")
     parser.add_argument("--seat", type=whole(0, 1_000), default=0, help="your seat (default: %(default)s)")
-    parser.add_argument("--opponent", default=None, help="agent at the other seats (default: the game's best that plays the variant)")
-    parser.add_argument("--hint", default=None, help="agent that answers 'hint' (default: the game's best)")
+    parser.add_argument("--opponent", default=None, help=(
+        "agent at the other seats (default: the strongest that answers within about a second a move, measured "
+        "on 2 cores: ismcts in poke and palace_poker, mc_cross in poker_squares, optimal in poker_dice "
+        "scorecards and mcts in its ranking game; the next one down when a variant or a missing table rules "
+        "it out; random in other games)"))
+    parser.add_argument("--hint", default=None, help=(
+        "agent that answers 'hint' (default: cfr on Poke's small deck, else ismcts; ismcts in palace_poker; "
+        "expectimax_cross in poker_squares and optimal in poker_dice, which show the value of each move)"))
     parser.add_argument("--seed", type=seed, default=0,
                         help="seed of the deal and the agents (default: %(default)s)")
     parser.set_defaults(handler=_play)

@@ -80,10 +80,12 @@ def register(subparsers) -> None:
     training.set_defaults(handler=run_train)
 
     play = sub.add_parser("play", help="play a rubber in the terminal against an agent")
-    play.add_argument("--opponent", default="heuristic", help="agent name (default: %(default)s)")
+    play.add_argument("--opponent", default=None, help="agent name (default: ismcts, the strongest that answers "
+                      "within about a second a move; heuristic when ismcts cannot play the game)")
     play.add_argument("--game", default=DEFAULT_GAME, help="poke game string (default: %(default)s)")
     play.add_argument("--seat", type=whole(0, 1), default=0, help="your seat, 0 or 1 (default: %(default)s)")
-    play.add_argument("--hint", default="heuristic", help="agent answering 'hint' (default: %(default)s)")
+    play.add_argument("--hint", default=None, help="agent answering 'hint' (default: cfr on the small deck, "
+                      "else ismcts, which shows its search values)")
     play.add_argument("--seed", type=seed, default=0, help="seed of the deals (default: %(default)s)")
     play.set_defaults(handler=run_play)
 

@@ -315,6 +315,7 @@ class PokeISMCTSBot(pyspiel.Bot):
         self._search = ISMCTS(self._deal_game, uct_c=uct_c, evaluator=PokeRollout(playout, rollouts))
         self._iterations = iterations
         self._rng = np.random.default_rng(seed)
+        self.last_search = None  # the root of the last search (read by ``gamut play``'s hint)
 
     def player_id(self) -> int:
         return self._player
@@ -333,9 +334,9 @@ class PokeISMCTSBot(pyspiel.Bot):
         if deal.current_player() != seat:
             raise ValueError("the bot was asked to move for another seat")
         modelled = 1 - seat if self._model else -1
-        result = self._search.search(DealState.of(deal, modelled, self._params), self._rng,
-                                     iterations=self._iterations)
-        return int(result.best_action())
+        self.last_search = self._search.search(DealState.of(deal, modelled, self._params), self._rng,
+                                               iterations=self._iterations)
+        return int(self.last_search.best_action())
 
 
 def make_ismcts_bot(game, player: int, seed: int, iterations: int, uct_c: float, trick_value: float,

@@ -32,12 +32,16 @@ BOT_NAMES = ("optimal", "greedy", "mcts", "random")
 class TableBot(pyspiel.Bot):
     """Plays the best option of a :class:`DiceSolution` (its value table decides)."""
 
+    # What ``last_values`` holds (read by ``gamut play``'s hint).
+    VALUES_MEANING = "expected points to come"
+
     def __init__(self, game, player_id: int, solution: DiceSolution):
         pyspiel.Bot.__init__(self)
         self._game = game
         self._player = player_id
         self._solution = solution
         self._names = list(game.box_names)
+        self.last_values: list[tuple[int, float]] | None = None
 
     def restart_at(self, state):
         pass
@@ -54,10 +58,11 @@ class TableBot(pyspiel.Bot):
         bank = aux - max(0, rolls - K.BASE_ROLLS)  # banked rolls spent this turn
         options = self._solution.options(int(st[base + K.F_MASK]), int(st[base + K.F_TOTAL]), aux,
                                          int(st[K.S_ROLL]), max(0, K.BASE_ROLLS - rolls), bank)
-        best = options[0]
-        if best["action"] == "box":
-            return K.BOX_BASE + self._names.index(best["box"])
-        return dice.keep_id(best["keep"])
+        ids = [K.BOX_BASE + self._names.index(o["box"]) if o["action"] == "box" else dice.keep_id(o["keep"])
+               for o in options]
+        # Every option's value under the table, best first (the points scored now included).
+        self.last_values = [(a, float(o["value"])) for a, o in zip(ids, options)]
+        return ids[0]
 
 
 def _greedy_solution(solution: DiceSolution) -> DiceSolution:

@@ -141,6 +141,8 @@ class ExpectimaxBot(SquaresBot):
     """
 
     name = "expectimax"
+    # What ``last_values`` holds (read by ``gamut play``'s hint): the learned line values sum to a final score.
+    VALUES_MEANING = "estimated final score"
 
     def __init__(self, game, player, seed, table, depth=2, width=3, keep=0, deepen_at=0, seconds_per_game=0.0,
                  crossline=False, weights=""):
@@ -152,8 +154,10 @@ class ExpectimaxBot(SquaresBot):
         super().__init__(game, player, seed, table, crossline, weights)
         self._depth, self._width, self._keep, self._deepen_at = depth, width, keep, deepen_at
         self._seconds = self._left = seconds_per_game
+        self.last_values: list[tuple[int, float]] | None = None
 
     def _choose(self, work: np.ndarray) -> int:
+        self.last_values = None
         placed = int(work[K.S_NUM_PLACED + self._player])
         if placed == 0:
             self._left = self._seconds
@@ -186,6 +190,7 @@ class ExpectimaxBot(SquaresBot):
         else:
             values = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands, depth,
                                          self._width, first, self._weights)
+        self.last_values = [(int(c), float(v)) for c, v in zip(cands, values)]
         return int(cands[int(np.argmax(values))])
 
 
