@@ -90,11 +90,12 @@ def poke_matches_figure(rows: list[dict]):
 
 
 def _deck(game: str) -> str:
-    """``full deck`` or ``small deck`` from a Poke game string, with the follow rule when it is stated."""
+    """``full deck`` or ``small deck`` from a Poke game string, with its follow rule."""
     params = dict(part.split("=", 1) for part in game[game.index("(") + 1:-1].split(",") if "=" in part)
     deck = "full deck" if params.get("num_ranks", "13") == "13" and params.get("num_suits", "4") == "4" \
         else f"small deck ({params.get('num_ranks')} ranks x {params.get('num_suits')} suits)"
-    return deck + (f", follow={params['follow']}" if "follow" in params else ", follow rule not recorded")
+    # Version 2 added the follow rule and names it in every game string: a record without it is version 1's.
+    return deck + (f", follow={params['follow']}" if "follow" in params else ", version 1 (follow=free)")
 
 
 def replot_poke_matches(results_root: str | Path = "results") -> list[str]:

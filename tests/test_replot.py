@@ -54,7 +54,7 @@ def test_poke_matches_figure_from_match_records(tmp_path):
 def test_deck_names_the_deck_and_the_follow_rule():
     assert _deck("poke(follow=must_beat,num_ranks=13,num_suits=4)") == "full deck, follow=must_beat"
     assert _deck("poke(hand_size=2,num_ranks=3,num_suits=2)") == \
-        "small deck (3 ranks x 2 suits), follow rule not recorded"
+        "small deck (3 ranks x 2 suits), version 1 (follow=free)"
 
 
 def test_policies_are_labelled_in_words():
