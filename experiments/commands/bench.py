@@ -25,6 +25,7 @@ BENCHMARKS = {
     "poker_squares": "gamut.benchmarks.poker_squares",
     "poke_mccfr": "gamut.benchmarks.poke_mccfr",
     "vector": "gamut.benchmarks.vector",
+    "play_agents": "gamut.benchmarks.play_agents",
 }
 
 

@@ -21,8 +21,9 @@ def register(subparsers) -> None:
     parser.add_argument("game", help="game string, e.g. kuhn_poker or 'poke(mode=rubber)'")
     parser.add_argument("--seat", type=whole(0, 1_000), default=0, help="your seat (default: %(default)s)")
     parser.add_argument("--opponent", default=None, help=(
-        "agent at the other seats (default: the strongest that answers within about a second a move, measured "
-        "on 2 cores: ismcts in poke and palace_poker, mc_cross in poker_squares, optimal in poker_dice "
+        "agent at the other seats (default: the strongest that answers within about a second a move, as "
+        "`gamut bench play_agents` measures on 2 cores: ismcts in poke and palace_poker, mc_cross in "
+        "poker_squares, optimal in poker_dice "
         "scorecards and mcts in its ranking game; the next one down when a variant or a missing table rules "
         "it out; random in other games)"))
     parser.add_argument("--hint", default=None, help=(
