@@ -19,7 +19,8 @@ A called battle is narrated (the palaces are shown to its two players only)::
       seat 1: 6h 7c Kh (not counting 2d: diamonds, the other's banner suit): high card
       seat 0 (you) wins the battle and takes seat 1's banner and soldiers; seat 1 is out
 
-and a finished hand says who won the pot: ``hand over (last player): seat 0
+a showdown (after a quiet round or ``max_turns``) lists every hand still in,
+best first, and a finished hand says who won the pot: ``hand over (last player): seat 0
 (you) wins the pot of 6 chips``. A banner in brackets was taken by a battle winner. Only what the seat may know is drawn: banners, soldiers, stacks, chips put
 in, who is out, its own palace and palaces shown to it at called battles.
 """
@@ -115,8 +116,12 @@ def _hand_words(st: np.ndarray, q: int, excluded_suit: int) -> tuple[str, int]:
 
 
 def narrate(before, actor: int, action: int, after, viewer: int) -> list[str]:
-    """A called battle as ``viewer`` may know it: both hands (to the two players in it) and the winner."""
+    """A called battle as ``viewer`` may know it (both hands to the two players in it, and the winner); the
+    hands of a showdown."""
     st = before.state
+    if after.state[L.S_PHASE] == L.PH_OVER and after.state[L.S_END] in (L.END_QUIET, L.END_MAX_TURNS) \
+            and st[L.S_PHASE] != L.PH_OVER:
+        return _showdown_lines(after.state, int(after.get_game().num_players()), viewer)
     if st[L.S_PHASE] != L.PH_BATTLE or before.action_to_string(actor, action) != "call":
         return []
     a, d = int(st[L.S_ATTACKER]), int(st[L.S_DEFENDER])
@@ -151,3 +156,10 @@ register_view("palace_poker", TableView(
     hint=("ismcts", "heuristic"), narrate=narrate,
     moves_help="  stay, buy, discard 7c, done, fold, call, raise 4, bet 2 on seat 1   as listed, any case",
 ))
+
+
+def _showdown_lines(st: np.ndarray, n: int, viewer: int) -> list[str]:
+    """Every hand still in at a showdown (nothing excluded), best first."""
+    hands = [(q, *_hand_words(st, q, -1)) for q in range(n) if (st[L.S_IN] >> q) & 1]
+    hands.sort(key=lambda row: -row[2])
+    return ["showdown (the best hand takes the pot):"] + [f"  {_seat(q, viewer)}: {text}" for q, text, _ in hands]

@@ -549,3 +549,31 @@ def test_default_opponents_are_the_strongest_quick_agents(game_string, opponent)
 
     session = PlaySession(pyspiel.load_game(game_string), seed=0)
     assert set(session.bot_names.values()) == {opponent}
+
+
+def test_palace_showdown_shows_every_hand_still_in_best_first():
+    import numpy as np
+
+    import gamut.envs  # noqa: F401
+    from gamut.envs.hands import HAND_TABLE
+    from gamut.envs.palace_poker import layout as L
+    from gamut.envs.palace_poker.showdown import player_hand_value
+    from gamut.experiments.palace_view import narrate
+
+    game = pyspiel.load_game("palace_poker(players=3)")
+    rng = np.random.default_rng(0)
+    state = game.new_initial_state()
+    while not state.is_terminal():  # everyone stays: a quiet round ends the hand with a showdown
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            continue
+        names = {state.action_to_string(state.current_player(), a): a for a in state.legal_actions()}
+        before, actor = state.clone(), state.current_player()
+        state.apply_action(names.get("stay", min(names.values())))
+        lines = narrate(before, actor, names.get("stay", min(names.values())), state, 0)
+    assert state.state[L.S_END] == L.END_QUIET
+    live = [q for q in range(3) if (state.state[L.S_IN] >> q) & 1]
+    assert lines[0] == "showdown (the best hand takes the pot):" and len(lines) == 1 + len(live)
+    order = sorted(live, key=lambda q: -player_hand_value(state.state, q, -1, HAND_TABLE))
+    assert [int(re.match(r"  seat (\d)", line).group(1)) for line in lines[1:]] == order
