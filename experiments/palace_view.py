@@ -20,9 +20,11 @@ A called battle is narrated (the palaces are shown to its two players only)::
       seat 0 (you) wins the battle and takes seat 1's banner and soldiers; seat 1 is out
 
 a showdown (after a quiet round or ``max_turns``) lists every hand still in,
-best first, and a finished hand says who won the pot: ``hand over (last player): seat 0
-(you) wins the pot of 6 chips``. A banner in brackets was taken by a battle winner. Only what the seat may know is drawn: banners, soldiers, stacks, chips put
-in, who is out, its own palace and palaces shown to it at called battles.
+best first, and a finished hand says who won the pot: ``hand over (last
+player): seat 0 (you) wins the pot of 6 chips``. A banner in brackets was
+taken by a battle winner. Only what the seat may know is drawn: banners,
+soldiers, stacks, chips put in, who is out, its own palace and palaces shown
+to it at called battles.
 """
 
 from __future__ import annotations
