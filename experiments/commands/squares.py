@@ -208,7 +208,8 @@ def register(subparsers) -> None:
     _add_scoring(play)
     play.add_argument("--seed", type=seed, default=0, help="deal seed (default: %(default)s)")
     play.add_argument("--hint", default=None,
-                      help="agent giving hints (default: expectimax, or greedy when no learned table is found)")
+                      help="agent giving hints (default: expectimax_cross, with the estimated final score of "
+                      "each cell it weighed; expectimax or greedy when its tables are missing)")
     play.set_defaults(handler=run_play)
 
 
