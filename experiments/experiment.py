@@ -55,6 +55,7 @@ EXPERIMENTS: dict[str, str] = {
     "dice_optimal": "gamut.experiments.trials.dice_optimal",
     "dice_ranking": "gamut.experiments.trials.dice_ranking",
     "rl_learning_curve": "gamut.experiments.trials.rl_learning_curve",
+    "learning_curves": "gamut.experiments.trials.learning_curves",
 }
 
 _REQUIRED = ("NAME", "VERSION", "PARAMS", "run_trial", "summarize")

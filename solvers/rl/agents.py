@@ -51,6 +51,29 @@ def shipped_path(algorithm: str, game) -> Path | None:
     return path
 
 
+def ship_weights(path, name: str) -> Path:
+    """Copy a verified weights file to ``results/rl/<name>.npz`` and record it in the manifest.
+
+    Also writes ``results/rl/<name>.json``: the file's metadata (game, budget,
+    evaluation, learning curve) in readable form. Returns the shipped path.
+    """
+    import shutil
+
+    from gamut.solvers.rl.checkpoint import WEIGHTS_FORMAT, read_verified
+
+    header, _ = read_verified(path, WEIGHTS_FORMAT)
+    target = SHIPPED_DIR / f"{name}.npz"
+    SHIPPED_DIR.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, target)
+    manifest = shipped_weights()
+    manifest.setdefault(header["algorithm"], {})[header["game"]] = {"file": target.name,
+                                                                    "sha256": file_sha256(target)}
+    MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    readable = {k: v for k, v in header.items() if k not in ("digests", "header_sha256")}
+    (SHIPPED_DIR / f"{name}.json").write_text(json.dumps(readable, indent=1) + "\n")
+    return target
+
+
 class NeuralBot(pyspiel.Bot):
     """Plays a policy network from a weights file (see the module docstring).
 

@@ -132,6 +132,10 @@ def save_weights(path, params: dict, metadata: dict) -> Path:
 def load_weights(path, game=None, algorithm: str | None = None) -> tuple[dict, dict]:
     """Parameters and metadata of a weights file, checked against ``game`` and ``algorithm`` when given."""
     header, arrays = read_verified(path, WEIGHTS_FORMAT)
+    if game is not None:
+        from gamut.envs.loading import load_game
+
+        game = load_game(game)
     if algorithm is not None and header.get("algorithm") != algorithm:
         raise RLFileError(f"weights {path} were trained by {header.get('algorithm')!r}, not {algorithm!r}")
     if game is not None and header.get("game") != str(game):

@@ -8,6 +8,8 @@ step for every game.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from gamut.envs.vector import game_streams, make_vector, random_legal_actions
@@ -67,6 +69,36 @@ def _play(env, act, games: int, seed: int) -> np.ndarray:
     return out
 
 
+def paired_returns(game, make_agent, make_opponent, deals: int, seed: int) -> np.ndarray:
+    """The agent's mean return per deal float64 ``(deals,)``, playing every seat once against the opponent.
+
+    ``make_agent(player, seed)`` and ``make_opponent(player, seed)`` build
+    ``pyspiel.Bot``s. Deal ``d`` is played ``P`` times, the agent in seat
+    ``s`` and the opponent in every other seat, each time with chance drawn
+    from the same generator seeded by ``(seed, d)`` (paired deals: the seats
+    share the luck).
+    """
+    players = game.num_players()
+    out = np.empty(deals)
+    for d in range(deals):
+        total = 0.0
+        for seat in range(players):
+            rng = np.random.default_rng([seed, d])
+            bots = [make_agent(p, seed + d) if p == seat else make_opponent(p, seed + d + p) for p in range(players)]
+            state = game.new_initial_state()
+            for bot in bots:
+                bot.restart_at(state)
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes, probs = zip(*state.chance_outcomes())
+                    state.apply_action(int(outcomes[rng.choice(len(outcomes), p=np.asarray(probs) / sum(probs))]))
+                else:
+                    state.apply_action(bots[state.current_player()].step(state))
+            total += state.returns()[seat]
+        out[d] = total / players
+    return out
+
+
 def greedy_actions(logits_fn):
     """``act`` that plays the most probable legal action of ``logits_fn(inputs)``."""
 
@@ -76,16 +108,16 @@ def greedy_actions(logits_fn):
     return act
 
 
-def tabular_policy(game, probabilities_fn, tree):
-    """The network's policy on every information set of an extracted game tree, as CFR's policy array.
+@functools.lru_cache(maxsize=4)
+def infoset_inputs(game_string: str):
+    """One entry per information set of a small game: keys, legal actions, network inputs and masks.
 
-    ``probabilities_fn(inputs, mask)`` returns float64 ``(batch, actions)``
-    (zero at illegal actions). Every decision state of ``game`` is walked once
-    to find one state per information set of ``tree``; the network sees that
-    state's information-state tensor and seat.
+    Walks every decision state once (cached per game string); the input of a
+    set is its information-state tensor followed by the seat's one-hot.
     """
-    from gamut.solvers.cfr.policy_io import TabularStrategy
+    from gamut.envs.loading import load_game
 
+    game = load_game(game_string)
     seen, inputs, masks, keys, legal_lists = set(), [], [], [], []
     stack = [game.new_initial_state()]
     while stack:
@@ -110,7 +142,19 @@ def tabular_policy(game, probabilities_fn, tree):
         stack.extend(state.child(a) for a in state.legal_actions(p))
     if not keys:
         raise ValueError(f"{game} has no decision state to evaluate")
-    probs = probabilities_fn(np.stack(inputs), np.stack(masks))
+    return tuple(keys), tuple(legal_lists), np.stack(inputs), np.stack(masks)
+
+
+def tabular_policy(game, probabilities_fn, tree):
+    """The network's policy on every information set of an extracted game tree, as CFR's policy array.
+
+    ``probabilities_fn(inputs, mask)`` returns float64 ``(batch, actions)``
+    (zero at illegal actions), evaluated on :func:`infoset_inputs`.
+    """
+    from gamut.solvers.cfr.policy_io import TabularStrategy
+
+    keys, legal_lists, inputs, masks = infoset_inputs(str(game))
+    probs = probabilities_fn(inputs, masks)
     table = {key: (legal, [float(probs[i, a]) for a in legal]) for i, (key, legal) in enumerate(zip(keys, legal_lists))}
     return TabularStrategy.from_table(str(game), table).on_tree(tree)
 
