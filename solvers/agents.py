@@ -15,6 +15,7 @@ AGENT_MODULES = (
     "gamut.solvers.poke.agents",
     "gamut.solvers.palace_poker.agents",
     "gamut.solvers.poker_dice.agents",
+    "gamut.solvers.rl.agents",
 )
 
 for _module in AGENT_MODULES:
