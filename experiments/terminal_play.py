@@ -17,7 +17,7 @@ the opponent's cards at the end of a deal), and ``hint`` shows the values
 behind the hint agent's choice where the agent exposes them: the ``last_values``
 it set while choosing (``[(action, value)]``, what the values mean in its
 ``VALUES_MEANING``), or the root statistics of an ISMCTS search
-(``last_search``).
+(``last_search``) or of OpenSpiel's MCTS.
 
 A game's presentation is a :class:`TableView` registered under its pyspiel
 short name; games without one get a generic view built from the human's
@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyspiel
+from open_spiel.python.algorithms import mcts as openspiel_mcts
 
 from gamut.solvers.bots import bot_names, make_bot
 
@@ -276,13 +277,18 @@ class PlaySession:
         for attribute in ("last_values", "last_search"):
             if hasattr(bot, attribute):
                 setattr(bot, attribute, None)  # values of an earlier move must not pass for this one's
-        policy = None
-        if bot.provides_policy():
+        policy = values = None
+        if isinstance(bot, openspiel_mcts.MCTSBot):
+            # OpenSpiel's MCTS keeps no root after step: search here and choose as its step does.
+            root = self._thinking(lambda: bot.mcts_search(self.state))
+            action = root.best_child().action
+            values = mcts_values(root)
+        elif bot.provides_policy():
             policy, action = self._thinking(lambda: bot.step_with_policy(self.state))
         else:
             action = self._thinking(lambda: bot.step(self.state))
         line = f"hint: {self.state.action_to_string(self.human, action)}   ({self.hint_name}"
-        values = hint_values(bot)
+        values = values or hint_values(bot)
         if values is not None:
             meaning, ranked = values
             shown = ", ".join(f"{self.state.action_to_string(self.human, a)} {v}" for a, v in ranked[:5])
@@ -449,3 +455,11 @@ def hint_values(bot) -> tuple[str, list[tuple[int, str]]] | None:
         return (f"mean return in the search ({search.iterations} iterations) and visits",
                 [(a, f"{m:+.2f} ({v})") for a, m, v in rows])
     return None
+
+
+def mcts_values(root) -> tuple[str, list[tuple[int, str]]]:
+    """Mean return and visits of each visited child of an OpenSpiel MCTS root, most visited first."""
+    rows = sorted(((c.action, c.total_reward / c.explore_count, c.explore_count) for c in root.children
+                   if c.explore_count > 0), key=lambda row: (-row[2], -row[1]))
+    return (f"mean return in the search ({root.explore_count} simulations) and visits",
+            [(a, f"{m:+.2f} ({v})") for a, m, v in rows])

@@ -577,3 +577,22 @@ def test_palace_showdown_shows_every_hand_still_in_best_first():
     assert lines[0] == "showdown (the best hand takes the pot):" and len(lines) == 1 + len(live)
     order = sorted(live, key=lambda q: -player_hand_value(state.state, q, -1, HAND_TABLE))
     assert [int(re.match(r"  seat (\d)", line).group(1)) for line in lines[1:]] == order
+
+
+def test_openspiel_mcts_hint_shows_mean_returns_and_visits():
+    import gamut.envs  # noqa: F401
+
+    game = pyspiel.load_game("poker_dice(variant=ranking,players=2)")
+    session = PlaySession(game, seed=1, opponent="random")
+    while session.state.is_chance_node():
+        session._apply(pyspiel.PlayerId.CHANCE, session._chance_outcome())
+    assert session.hint_name == "mcts"
+    hint = session._hint()
+    match = re.fullmatch(r"hint: (.+?)   \(mcts; mean return in the search \((\d+) simulations\) and visits: (.+)\)",
+                         hint)
+    assert match
+    shown = re.findall(r"(.+?) ([+-]\d+\.\d\d) \((\d+)\)(?:, |$)", match.group(3))
+    assert shown[0][0] == match.group(1)  # the hint is the most visited action
+    visits = [int(v) for _, _, v in shown]
+    assert visits == sorted(visits, reverse=True) and sum(visits) <= int(match.group(2))
+    assert all(-1.0 <= float(m) <= 1.0 for _, m, _ in shown)
