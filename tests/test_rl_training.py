@@ -147,3 +147,22 @@ def test_cli_refuses_bad_flags_before_any_work(game, algo, flags, message, tmp_p
     err = capsys.readouterr().err
     assert status == 2 and message in err, err
     assert not (tmp_path / "o").exists()
+
+
+def test_shipped_weights_are_checked_against_the_manifest(tmp_path, monkeypatch):
+    from gamut.solvers.bots import bot_names, make_bot
+    from gamut.solvers.rl import agents
+
+    game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
+    source = agents.shipped_path("ppo", game)
+    assert source is not None and "ppo" in bot_names(game)
+    monkeypatch.setattr(agents, "SHIPPED_DIR", tmp_path)
+    monkeypatch.setattr(agents, "MANIFEST", tmp_path / "manifest.json")
+    shipped = agents.ship_weights(source, "mine")
+    assert make_bot(game, "ppo").metadata["game"] == str(game)
+    data = bytearray(shipped.read_bytes())
+    data[100] ^= 0x01
+    shipped.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="fail the SHA-256"):
+        make_bot(game, "ppo")
+    assert "ppo" not in bot_names(pyspiel.load_game("poker_dice(variant=classic,players=2)"))
