@@ -106,7 +106,7 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
         train(trainer, steps, folder, eval_every=max(1, steps // params["evaluations"]),
               eval_games=params["eval_games"], final_games=params["eval_games"],
               exploitability=algo == "nfsp")
-        from gamut.solvers.rl.checkpoint import read_verified, CHECKPOINT_FORMAT
+        from gamut.solvers.rl.checkpoint import CHECKPOINT_FORMAT, read_verified
 
         history = read_verified(f"{folder}/checkpoint.npz", CHECKPOINT_FORMAT)[0]["history"]
     rows = [{"kind": spec["kind"], "game": spec["game"], "method": algo, **row} for row in history]
@@ -232,8 +232,8 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
         fig.tight_layout()
         writer.figure("exploitability_curve", fig)
         last = expl.loc[expl.groupby(["trial", "method"])["seconds"].idxmax()]
-        parts += ["Exact exploitability at equal wall time (last point of each seed):", "",
-                  markdown_table(last[["trial", "method", "seconds", "steps", "exploitability"]].reset_index(drop=True)),
+        last = last[["trial", "method", "seconds", "steps", "exploitability"]].reset_index(drop=True)
+        parts += ["Exact exploitability at equal wall time (last point of each seed):", "", markdown_table(last),
                   "", "![exploitability over wall time](exploitability_curve.png)", ""]
     matches = table[table["kind"] == "match"]
     if len(matches):

@@ -8,7 +8,10 @@
   masking, one player or shared-policy self-play.
 - :mod:`gamut.solvers.rl.nfsp`: neural fictitious self-play for two-player
   zero-sum games.
+- :mod:`gamut.solvers.rl.evaluation`: batched play against random seats,
+  paired matches, exact exploitability of a network policy.
 - :mod:`gamut.solvers.rl.checkpoint`: hashed checkpoints and weights files.
+- :mod:`gamut.solvers.rl.training`: the training loop behind ``gamut train``.
 - :mod:`gamut.solvers.rl.agents`: the ``ppo`` and ``nfsp`` agents of the registry.
 
 Training needs the optional extra ``train`` (JAX and optax, CPU-only); playing

@@ -99,15 +99,6 @@ def paired_returns(game, make_agent, make_opponent, deals: int, seed: int) -> np
     return out
 
 
-def greedy_actions(logits_fn):
-    """``act`` that plays the most probable legal action of ``logits_fn(inputs)``."""
-
-    def act(inputs, mask):
-        return np.argmax(masked_log_softmax(logits_fn(inputs), mask), axis=1)
-
-    return act
-
-
 @functools.lru_cache(maxsize=4)
 def infoset_inputs(game_string: str):
     """One entry per information set of a small game: keys, legal actions, network inputs and masks.
