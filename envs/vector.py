@@ -291,12 +291,19 @@ class BatchedGame:
         self.chance_count.fill(0)
 
     def _record(self) -> VectorStep:
-        take = np.copy if self.copy else (lambda a: a)
+        take = np.copy if self.copy else _read_only_view
         return VectorStep(
             obs=take(self.obs_buf), legal_mask=take(self.mask_buf), current_player=take(self.player_buf),
             rewards=take(self.rewards_buf), terminated=take(self.terminated_buf), returns=take(self.returns_buf),
             info_state=take(self.info_buf) if self.info_state_requested else None,
         )
+
+
+def _read_only_view(buffer: np.ndarray) -> np.ndarray:
+    # The environment keeps updating its buffers in place: a caller must not write into them.
+    view = buffer.view()
+    view.flags.writeable = False
+    return view
 
 
 def _check_count(name: str, value, low: int, high: int = (1 << 62)) -> int:
