@@ -44,6 +44,8 @@ BASES = {
                                "{tmp}/net.npz"],
     ("squares", "play"): [],
     ("play",): ["kuhn_poker"],
+    ("train",): ["--game", "poker_dice(variant=yacht12,players=1)", "--algo", "ppo", "--steps", "1", "--out",
+                 "{tmp}/run", "--set", "num_envs=2", "--set", "rollout=2", "--set", "minibatches=1"],
 }
 # The experiment runner's subcommands (run, reproduce, list) are checked by its own tests.
 RUNNER = {"run", "reproduce", "list"}
