@@ -80,13 +80,20 @@ def poke_matches_figure(rows: list[dict]):
         ax.annotate(f"{r['mean_diff']:+,.0f} ({r['ci95_low']:,.0f} .. {r['ci95_high']:,.0f}), n={r['n']:,}",
                     (1.02, yi), xycoords=("axes fraction", "data"), va="center", fontsize=8)
     ax.axvline(0.0, color="grey", lw=0.8)
-    ax.set_yticks(y, [f"{r['agent_a']} vs {r['agent_b']}\n{_deck(r['game'])}, seed {r['seed']}" for r in rows])
+    ax.set_yticks(y, [f"{_agent(r, 'a')} vs {_agent(r, 'b')}\n{_deck(r['game'])}, seed {r['seed']}" for r in rows])
     ax.set_xlim(min(0.0, low.min()) * 1.1 - 50, high.max() * 1.05 + 50)
     ax.set_xlabel("A's mean above-the-line margin per rubber (95% CI over n pairs of rubbers, seats swapped)")
     ax.set_title("Poke head to head over full rubbers (gamut poke match)")
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
+
+
+def _agent(record: dict, side: str) -> str:
+    """An agent's name with the options it was given (``--a-option``/``--b-option``), where the record keeps them."""
+    options = record.get(f"{side}_options") or {}
+    extra = ", ".join(f"{k}={v}" for k, v in sorted(options.items()))
+    return record[f"agent_{side}"] + (f" ({extra})" if extra else "")
 
 
 def _deck(game: str) -> str:

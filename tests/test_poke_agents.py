@@ -194,7 +194,9 @@ def test_cli_match_of_heuristics_uses_the_compiled_engine_with_options():
     assert code == 0, err
     game = pyspiel.load_game(RUBBER)
     est = compare(heuristic_margins(game.cfg, make_params(double_below=0), make_params(), match_seeds(0, 50)))
-    assert json.loads(out.splitlines()[-1])["mean_diff"] == pytest.approx(est.value)
+    result = json.loads(out.splitlines()[-1])
+    assert result["mean_diff"] == pytest.approx(est.value)
+    assert (result["a_options"], result["b_options"]) == ({"double_below": 0}, {})  # the record names its options
 
 
 def test_cli_play_shows_the_score_sheet_and_hides_discards():

@@ -51,6 +51,14 @@ def test_poke_matches_figure_from_match_records(tmp_path):
     assert (tmp_path / "poke" / "matches.png").stat().st_size > 5_000
 
 
+def test_agents_are_named_with_their_options_where_the_record_keeps_them():
+    from gamut.experiments.replot import _agent
+
+    record = {"agent_a": "ismcts", "agent_b": "heuristic", "a_options": {"opponent": "search"}, "b_options": {}}
+    assert (_agent(record, "a"), _agent(record, "b")) == ("ismcts (opponent=search)", "heuristic")
+    assert _agent({"agent_a": "mccfr"}, "a") == "mccfr"  # records made before options were kept
+
+
 def test_deck_names_the_deck_and_the_follow_rule():
     assert _deck("poke(follow=must_beat,num_ranks=13,num_suits=4)") == "full deck, follow=must_beat"
     assert _deck("poke(hand_size=2,num_ranks=3,num_suits=2)") == \

@@ -127,7 +127,8 @@ def run_match(args: argparse.Namespace) -> int:
                                       lambda p, s: make_bot(game, name_b, p, s, **opts_b), seeds,
                                       progress=lambda done: bar.update(done - bar.n))
     est = compare(margins)
-    emit_result({"game": str(game), "agent_a": name_a, "agent_b": name_b, "mean_diff": est.value,
+    emit_result({"game": str(game), "agent_a": name_a, "agent_b": name_b, "a_options": opts_a, "b_options": opts_b,
+                 "mean_diff": est.value,
                  "ci95_low": est.ci95_low, "ci95_high": est.ci95_high, "n": est.n,
                  "rubbers_played": 2 * est.n, "seed": args.seed,
                  "seconds": time.perf_counter() - start}, args.json)
