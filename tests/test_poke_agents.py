@@ -204,10 +204,10 @@ def test_cli_play_shows_the_score_sheet_and_hides_discards():
     from gamut.experiments.terminal_play import PlaySession
 
     game = pyspiel.load_game(RUBBER)
-    lines = iter(["1"] * 400)
     shown = []
-    session = PlaySession(game, human=0, opponent="heuristic", seed=1, read=lambda _: next(lines),
-                          write=shown.append)
+    # Typed numbers are action ids: always play the lowest legal one.
+    session = PlaySession(game, human=0, opponent="heuristic", seed=1,
+                          read=lambda _: str(min(session.state.legal_actions())), write=shown.append)
     session.run()
     text = "\n".join(shown)
     assert "above the line" in text and "below the line" in text and "game over" in text

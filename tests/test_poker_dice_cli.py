@@ -77,7 +77,7 @@ def test_play_explains_bad_moves_and_leaves_on_quit():
     out = []
     assert run_play(_play_args(), read=lambda prompt: next(script), write=out.append) == 0
     text = "\n".join(out)
-    assert "hint: " in text and "(optimal)" in text
+    assert "hint: " in text and "(optimal; expected points to come: " in text
     assert "'box sevens' is not a legal action here" in text
     assert "'9' is not a die face" in text and "bye: the game was left unfinished" in text
 

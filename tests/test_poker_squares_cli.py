@@ -90,9 +90,12 @@ def test_terminal_play_draws_the_grid_and_allows_undo():
     import gamut.experiments.squares_view  # noqa: F401
 
     game = pyspiel.load_game("poker_squares")
-    lines = iter(["1", "undo", "hint"] + ["1"] * 25)
+    script = iter(["1", "undo", "hint"])
     out = []
-    returns = PlaySession(game, hint="greedy", seed=3, read=lambda prompt: next(lines), write=out.append).run()
+    # Then the lowest free cell (typed numbers are action ids, here cells) until the grid is full.
+    session = PlaySession(game, hint="greedy", seed=3, write=out.append,
+                          read=lambda prompt: next(script, None) or str(min(session.state.legal_actions())))
+    returns = session.run()
     text = "\n".join(out)
     assert "card to place" in text and "your last move was taken back" in text and "hint:" in text
     assert returns is not None and "score" in out[-2]
