@@ -1,8 +1,6 @@
 """PPO and NFSP training: learning on a small game, exact resume, validated checkpoints and weights, the agents."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pyspiel
@@ -104,31 +102,34 @@ def test_weights_are_validated_and_the_agent_plays_only_legal_moves(tmp_path):
         pyspiel.evaluate_bots(game.new_initial_state(), bots, np.random.default_rng(0).integers(1 << 30))
 
 
-def _cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "gamut.experiments.cli", "train", *args], capture_output=True,
-                          text=True, cwd=cwd)
+def _cli(capsys, *args):
+    from gamut.experiments.cli import main
+
+    status = main(["train", *args])
+    out = capsys.readouterr()
+    return status, out.out, out.err
 
 
 @pytest.mark.slow
-def test_cli_trains_resumes_and_refuses_bad_checkpoints(tmp_path):
+def test_cli_trains_resumes_and_refuses_bad_checkpoints(tmp_path, capsys):
     common = ["--game", "poker_dice(variant=yacht12,players=1)", "--algo", "ppo", "--out", str(tmp_path / "run"),
               "--eval-games", "20", "--final-games", "30", "--json"] + [f"--set={k}={v}" for k, v in TINY_PPO.items()]
-    first = _cli("--steps", "128", *common, cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
-    result = json.loads(first.stdout.splitlines()[-1])
+    status, out, err = _cli(capsys, "--steps", "128", *common)
+    assert status == 0, err
+    result = json.loads(out.splitlines()[-1])
     assert {"final_mean_return", "ci95_low", "ci95_high", "n", "steps", "seconds"} <= set(result)
     assert result["steps"] == 128 and result["n"] == 30
-    again = _cli("--steps", "256", *common, cwd=tmp_path)
-    assert again.returncode == 2 and "--resume" in again.stderr
-    resumed = _cli("--steps", "256", "--resume", *common, cwd=tmp_path)
-    assert resumed.returncode == 0, resumed.stderr
-    assert json.loads(resumed.stdout.splitlines()[-1])["steps"] == 256
-    below = _cli("--steps", "128", "--resume", *common, cwd=tmp_path)
-    assert below.returncode == 2 and "is below the 256 steps" in below.stderr
+    status, _, err = _cli(capsys, "--steps", "256", *common)
+    assert status == 2 and "--resume" in err
+    status, out, err = _cli(capsys, "--steps", "256", "--resume", *common)
+    assert status == 0, err
+    assert json.loads(out.splitlines()[-1])["steps"] == 256
+    status, _, err = _cli(capsys, "--steps", "128", "--resume", *common)
+    assert status == 2 and "is below the 256 steps" in err
     checkpoint = tmp_path / "run" / "checkpoint.npz"
     checkpoint.write_bytes(checkpoint.read_bytes()[:-50])
-    corrupt = _cli("--steps", "512", "--resume", *common, cwd=tmp_path)
-    assert corrupt.returncode == 2 and "checkpoint.npz" in corrupt.stderr and "Traceback" not in corrupt.stderr
+    status, _, err = _cli(capsys, "--steps", "512", "--resume", *common)
+    assert status == 2 and "checkpoint.npz" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("game, algo, flags, message", [
@@ -141,10 +142,7 @@ def test_cli_trains_resumes_and_refuses_bad_checkpoints(tmp_path):
     ("poker_dice(variant=nope)", "ppo", [], "--game"),
 ])
 def test_cli_refuses_bad_flags_before_any_work(game, algo, flags, message, tmp_path, capsys):
-    from gamut.experiments.cli import main
-
-    status = main(["train", "--game", game, "--algo", algo, "--out", str(tmp_path / "o"), *flags])
-    err = capsys.readouterr().err
+    status, _, err = _cli(capsys, "--game", game, "--algo", algo, "--out", str(tmp_path / "o"), *flags)
     assert status == 2 and message in err, err
     assert not (tmp_path / "o").exists()
 
