@@ -25,6 +25,7 @@ GAP_SHARE = "share of the clairvoyant-to-agent gap closed"
 PALACE_BENCH_GAME = "palace_poker(betting=limit,big_bet=4,max_raises=3,max_turns=400,players=4,small_bet=2,stack=100)"
 BEST_AGENT = "lower: best agent (mc_cross, 4.5 s/game, gamut squares eval --seed 2026, first n deals)"
 PALACE_4 = {"players": 4, "a": "ismcts", "b": "heuristic"}
+VECTOR_RUN = {"time_utc": "2026-12-01T17:41:21Z"}
 ISMCTS_MATCH = {"agent_a": "ismcts", "agent_b": "heuristic", "seed": 1, "n": 100}
 
 # (row: start of the "what" cell, quoted number, source under results/, row filters, column, scale)
@@ -79,6 +80,12 @@ CLAIMS = [
     ("Random play speed", "154", "benchmarks/poker_squares.jsonl", {}, "ratio", 1),
     ("Random play speed", "147", "benchmarks/palace_poker.jsonl", {"game": PALACE_BENCH_GAME}, "ratio", 1),
     ("Random play speed", "56", "benchmarks/dice.jsonl", {}, "rollout_speedup", 1),
+    *[("Batched environments", quoted, "benchmarks/vector.jsonl", VECTOR_RUN, f"games.{game}.{column}", scale)
+      for game, quoted, column, scale in (
+          ("poker_squares", "3.15", "ours_steps_per_s", 1e-6), ("poker_squares", "383", "ratio_vs_rl_env", 1),
+          ("poker_dice", "1.92", "ours_steps_per_s", 1e-6), ("poker_dice", "265", "ratio_vs_rl_env", 1),
+          ("poke", "1.46", "ours_steps_per_s", 1e-6), ("poke", "155", "ratio_vs_rl_env", 1),
+          ("palace_poker", "1.39", "ours_steps_per_s", 1e-6), ("palace_poker", "291", "ratio_vs_rl_env", 1))],
     ("Hand evaluator", "451", "benchmarks/hands.jsonl", {}, "ours_5card_per_s", 1e-6),
     ("Hand evaluator", "160", "benchmarks/hands.jsonl", {}, "ours_7card_per_s", 1e-6),
     ("Hand evaluator", "173", "benchmarks/hands.jsonl", {}, "ours_vs_treys_5card", 1),
@@ -134,7 +141,10 @@ def source_value(source: str, filters: dict, column: str) -> float:
         records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         matching = [r for r in records if all(r.get(k) == v for k, v in filters.items())]
         assert matching, f"{source}: no record with {filters}"
-        return float(matching[-1][column])
+        value = matching[-1]
+        for key in column.split("."):  # a nested field: "games.poke.ours_steps_per_s"
+            value = value[key]
+        return float(value)
     matching = [r for r in markdown_rows(path) if all(r.get(k) == v for k, v in filters.items())]
     assert len(matching) == 1, f"{source} {filters}: {len(matching)} rows"
     return float(matching[0][column].replace(",", ""))
