@@ -18,14 +18,14 @@ Works with any solver exposing ``algorithm``, ``game_string``, ``iteration``,
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import time
 from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
+
+from gamut.solvers.hashed_npz import digest_problem, read_npz_with_header, write_hashed_npz
 
 _FORMAT = "gamut-cfr-checkpoint-2"
 # Format 1 had no digest over its header (iteration, game, configuration).
@@ -37,75 +37,35 @@ class CheckpointError(ValueError):
     """A checkpoint is unreadable, corrupt, or belongs to a different run."""
 
 
-def array_digest(array: np.ndarray) -> str:
-    """SHA-256 of an array's dtype, shape and bytes."""
-    hasher = hashlib.sha256(str(array.dtype).encode() + str(array.shape).encode())
-    hasher.update(array.tobytes())
-    return hasher.hexdigest()
-
-
-def header_digest(header: dict) -> str:
-    """SHA-256 of a JSON header without its own ``header_sha256`` field (keys sorted, compact)."""
-    body = {key: value for key, value in header.items() if key != "header_sha256"}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
 def _identity(solver) -> dict:
     return {"algorithm": solver.algorithm, "game": solver.game_string, "config": solver.config()}
 
 
 def save_checkpoint(path: str | os.PathLike, solver) -> Path:
     """Write ``solver``'s full state to ``path`` atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    arrays = {name: np.asarray(a) for name, a in solver.state_arrays().items()}
     header = {
         "format": _FORMAT,
         **_identity(solver),
         "iteration": int(solver.iteration),
         "toolkit_version": version("gamut"),
         "saved_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "digests": {name: array_digest(a) for name, a in arrays.items()},
     }
-    header["header_sha256"] = header_digest(header)
-    temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("wb") as handle:
-        np.savez(handle, __header__=np.array(json.dumps(header)), **arrays)
-    os.replace(temporary, path)
-    return path
+    return write_hashed_npz(path, header, {name: np.asarray(a) for name, a in solver.state_arrays().items()})
 
 
 def read_checkpoint(path: str | os.PathLike) -> tuple[dict, dict]:
     """Header and arrays of a checkpoint, with every digest verified."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"no checkpoint at {path}")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            header = json.loads(str(data["__header__"]))
-            arrays = {name: data[name] for name in data.files if name != "__header__"}
-    except Exception as err:  # zipfile, zlib, numpy and JSON all raise their own types on damage
-        raise CheckpointError(
-            f"checkpoint {path} is corrupt or not a checkpoint ({type(err).__name__}: {err})"
-        ) from None
-    if not isinstance(header, dict):
-        raise CheckpointError(f"checkpoint {path} is corrupt: its header is not a JSON object")
+    header, arrays = read_npz_with_header(path, "checkpoint", error=CheckpointError)
     if header.get("format") in _UNVERIFIABLE_FORMATS:
         raise CheckpointError(f"checkpoint {path} has format {header['format']!r}, whose header (iteration, game, "
                               f"configuration) no digest covers; start a new run (it writes format {_FORMAT!r})")
     if header.get("format") != _FORMAT:
         raise CheckpointError(f"checkpoint {path} has unknown format {header.get('format')!r}, expected {_FORMAT!r}")
-    if header.get("header_sha256") != header_digest(header):
-        raise CheckpointError(f"checkpoint {path} is corrupt: its header (iteration, game, configuration, array "
-                              "digests) fails its SHA-256 check")
-    digests = header.get("digests")
-    if not isinstance(digests, dict) or not isinstance(header.get("iteration"), int) or header["iteration"] < 0:
-        raise CheckpointError(f"checkpoint {path} is corrupt: its header lacks the array digests or the iteration")
-    if set(digests) != set(arrays):
-        raise CheckpointError(f"checkpoint {path} is corrupt: arrays {sorted(arrays)} != recorded {sorted(digests)}")
-    for name, array in arrays.items():
-        if array_digest(array) != digests[name]:
-            raise CheckpointError(f"checkpoint {path} is corrupt: array {name!r} fails its SHA-256 check")
+    problem = digest_problem(header, arrays)
+    if problem is not None:
+        raise CheckpointError(f"checkpoint {path} is corrupt: {problem}")
+    if not isinstance(header.get("iteration"), int) or header["iteration"] < 0:
+        raise CheckpointError(f"checkpoint {path} is corrupt: its header lacks the iteration")
     return header, arrays
 
 

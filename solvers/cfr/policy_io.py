@@ -30,7 +30,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as openspiel_policy
 
-from gamut.solvers.cfr.checkpoint import array_digest, header_digest
+from gamut.solvers.hashed_npz import digest_problem, write_hashed_npz
 from gamut.solvers.cfr.extract import GameTree
 
 _FORMAT = "gamut-tabular-strategy-2"
@@ -133,18 +133,11 @@ def from_tabular_policy(tabular: openspiel_policy.TabularPolicy, metadata: dict 
 
 def save_strategy(path: str | os.PathLike, strategy: TabularStrategy) -> Path:
     """Write ``strategy`` (arrays + JSON metadata) atomically to ``path`` (an ``.npz`` file)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     arrays = {"keys": np.array(strategy.keys, dtype=np.str_), "action_start": strategy.action_start,
               "actions": strategy.actions, "probs": strategy.probs}
     header = {"format": _FORMAT, "game": strategy.game_string, "toolkit_version": version("gamut"),
-              "metadata": strategy.metadata, "digests": {name: array_digest(a) for name, a in arrays.items()}}
-    header["header_sha256"] = header_digest(header)
-    temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("wb") as handle:
-        np.savez(handle, header=np.array(json.dumps(header)), **arrays)
-    os.replace(temporary, path)
-    return path
+              "metadata": strategy.metadata}
+    return write_hashed_npz(path, header, arrays, header_key="header")
 
 
 def load_strategy(path: str | os.PathLike) -> TabularStrategy:
@@ -173,11 +166,9 @@ def _check_strategy_file(header, arrays: dict) -> None:
     if header.get("format") not in (_FORMAT, _FORMAT_WITHOUT_DIGESTS):
         raise ValueError(f"unknown format {header.get('format')!r}, expected {_FORMAT!r}")
     if header["format"] == _FORMAT:
-        if header.get("header_sha256") != header_digest(header):
-            raise ValueError("its header fails its SHA-256 check")
-        for name, array in arrays.items():
-            if array_digest(array) != header["digests"].get(name):
-                raise ValueError(f"array {name!r} fails its SHA-256 check")
+        problem = digest_problem(header, arrays)
+        if problem is not None:
+            raise ValueError(problem)
     if not isinstance(header.get("game"), str) or not isinstance(header.get("metadata"), dict):
         raise ValueError("its header lacks the game string or the metadata")
     if arrays["keys"].dtype.kind != "U" or arrays["keys"].ndim != 1:

@@ -2,8 +2,8 @@
 
 Both are one ``.npz`` archive (read with ``allow_pickle=False``): named arrays
 plus a JSON header that records the SHA-256 digest of every array and, in
-``header_sha256``, of the header itself (the digests included), as the CFR
-checkpoints do (:mod:`gamut.solvers.cfr.checkpoint`). A file is written to a
+``header_sha256``, of the header itself (the digests included), written and
+checked by :mod:`gamut.solvers.hashed_npz` as the CFR checkpoints are. A file is written to a
 temporary name and renamed into place, so a kill while writing leaves the
 previous file intact.
 
@@ -23,15 +23,13 @@ before anything is changed.
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
 
-from gamut.solvers.cfr.checkpoint import array_digest, header_digest
+from gamut.solvers.hashed_npz import digest_problem, read_npz_with_header, write_hashed_npz
 
 CHECKPOINT_FORMAT = "gamut-rl-checkpoint-1"
 WEIGHTS_FORMAT = "gamut-rl-weights-1"
@@ -41,41 +39,14 @@ class RLFileError(ValueError):
     """A checkpoint or weights file is unreadable, corrupt, or belongs to another run or game."""
 
 
-def _write(path: Path, header: dict, arrays: dict) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    header = dict(header)
-    header["digests"] = {name: array_digest(a) for name, a in arrays.items()}
-    header["header_sha256"] = header_digest(header)
-    temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("wb") as handle:
-        np.savez(handle, __header__=np.array(json.dumps(header)), **arrays)
-    os.replace(temporary, path)
-    return path
-
-
 def read_verified(path, expected_format: str) -> tuple[dict, dict]:
     """Header and arrays of a file of ``expected_format``, every digest checked."""
-    path = Path(path)
-    if not path.is_file():
-        raise RLFileError(f"{path} does not exist")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            header = json.loads(str(data["__header__"]))
-            arrays = {name: data[name] for name in data.files if name != "__header__"}
-    except Exception as err:  # zipfile, zlib, numpy and JSON each raise their own types on damage
-        raise RLFileError(f"{path} is corrupt or not a {expected_format} file ({type(err).__name__}: {err})") from None
-    if not isinstance(header, dict) or header.get("format") != expected_format:
-        found = header.get("format") if isinstance(header, dict) else None
-        raise RLFileError(f"{path} has format {found!r}, expected {expected_format!r}")
-    if header.get("header_sha256") != header_digest(header):
-        raise RLFileError(f"{path} is corrupt: its header fails its SHA-256 check")
-    digests = header.get("digests")
-    if not isinstance(digests, dict) or set(digests) != set(arrays):
-        raise RLFileError(f"{path} is corrupt: its arrays {sorted(arrays)} are not the recorded ones")
-    for name, array in arrays.items():
-        if array_digest(array) != digests[name]:
-            raise RLFileError(f"{path} is corrupt: array {name!r} fails its SHA-256 check")
+    header, arrays = read_npz_with_header(path, f"{expected_format} file", error=RLFileError)
+    if header.get("format") != expected_format:
+        raise RLFileError(f"{path} has format {header.get('format')!r}, expected {expected_format!r}")
+    problem = digest_problem(header, arrays)
+    if problem is not None:
+        raise RLFileError(f"{path} is corrupt: {problem}")
     return header, arrays
 
 
@@ -92,7 +63,7 @@ def save_checkpoint(path, trainer, extra: dict | None = None) -> Path:
     info, arrays = trainer.state()
     header = {**(extra or {}), "format": CHECKPOINT_FORMAT, **_identity(trainer), "state": info,
               "toolkit_version": version("gamut"), "saved_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    return _write(path, header, arrays)
+    return write_hashed_npz(path, header, arrays)
 
 
 def checkpoint_identity(path) -> dict:
@@ -126,7 +97,7 @@ def save_weights(path, params: dict, metadata: dict) -> Path:
         if key not in metadata:
             raise ValueError(f"weights metadata needs {key!r}")
     header = {"format": WEIGHTS_FORMAT, **metadata, "toolkit_version": version("gamut")}
-    return _write(path, header, {k: np.asarray(v, np.float32) for k, v in params.items()})
+    return write_hashed_npz(path, header, {k: np.asarray(v, np.float32) for k, v in params.items()})
 
 
 def load_weights(path, game=None, algorithm: str | None = None) -> tuple[dict, dict]:
