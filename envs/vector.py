@@ -113,6 +113,9 @@ def game_streams(seed: int, num_envs: int, first: int = 0) -> np.ndarray:
     return out
 
 
+_BLOCK = 32
+
+
 @numba.njit(cache=True)
 def random_legal_actions(legal_mask, streams, out):
     """Write a uniformly random legal action of each row into ``out`` (int64 (N,)).
@@ -126,12 +129,24 @@ def random_legal_actions(legal_mask, streams, out):
         for j in range(a):
             count += legal_mask[i, j]
         pick = below(streams[i:i + 1], count)
-        for j in range(a):
+        # Skip whole blocks of the row (summed without branches) before walking
+        # to the chosen legal action: masks of hundreds of actions stay cheap.
+        j = 0
+        while j + _BLOCK <= a:
+            block = 0
+            for k in range(j, j + _BLOCK):
+                block += legal_mask[i, k]
+            if pick < block:
+                break
+            pick -= block
+            j += _BLOCK
+        while True:
             if legal_mask[i, j]:
                 if pick == 0:
                     out[i] = j
                     break
                 pick -= 1
+            j += 1
 
 
 class BatchedGame:
