@@ -26,7 +26,7 @@ PALACE_BENCH_GAME = "palace_poker(betting=limit,big_bet=4,max_raises=3,max_turns
 BEST_AGENT = "lower: best agent (mc_cross, 4.5 s/game, gamut squares eval --seed 2026, first n deals)"
 PALACE_4 = {"players": 4, "a": "ismcts", "b": "heuristic"}
 VECTOR_RUN = {"time_utc": "2026-12-01T17:41:21Z"}
-ISMCTS_MATCH = {"agent_a": "ismcts", "agent_b": "heuristic", "seed": 1, "n": 100}
+ISMCTS_MATCH = {"agent_a": "ismcts", "agent_b": "heuristic", "seed": 1, "n": 500}
 
 # (row: start of the "what" cell, quoted number, source under results/, row filters, column, scale)
 CLAIMS = [
@@ -47,10 +47,10 @@ CLAIMS = [
     ("Poke: value of a point", "33.78", POINT, {}, "ci95_low", 1),
     ("Poke: value of a point", "35.33", POINT, {}, "ci95_high", 1),
     ("Poke: value of a point", "400,000", POINT, {}, "n", 1),
-    ("Poke: `ismcts` vs", "329", "poke/matches.jsonl", ISMCTS_MATCH, "mean_diff", 1),
-    ("Poke: `ismcts` vs", "230", "poke/matches.jsonl", ISMCTS_MATCH, "ci95_low", 1),
-    ("Poke: `ismcts` vs", "428", "poke/matches.jsonl", ISMCTS_MATCH, "ci95_high", 1),
-    ("Poke: `ismcts` vs", "200", "poke/matches.jsonl", ISMCTS_MATCH, "rubbers_played", 1),
+    ("Poke: `ismcts` vs", "326", "poke/matches.jsonl", ISMCTS_MATCH, "mean_diff", 1),
+    ("Poke: `ismcts` vs", "274", "poke/matches.jsonl", ISMCTS_MATCH, "ci95_low", 1),
+    ("Poke: `ismcts` vs", "378", "poke/matches.jsonl", ISMCTS_MATCH, "ci95_high", 1),
+    ("Poke: `ismcts` vs", "1,000", "poke/matches.jsonl", ISMCTS_MATCH, "rubbers_played", 1),
     ("Palace Poker, 4 players", "1.79", STANDINGS, PALACE_4, "a_mean_chips", 1),
     ("Palace Poker, 4 players", "1.41", STANDINGS, PALACE_4, "a_ci95_low", 1),
     ("Palace Poker, 4 players", "2.17", STANDINGS, PALACE_4, "a_ci95_high", 1),
