@@ -25,7 +25,7 @@ GAP_SHARE = "share of the clairvoyant-to-agent gap closed"
 PALACE_BENCH_GAME = "palace_poker(betting=limit,big_bet=4,max_raises=3,max_turns=400,players=4,small_bet=2,stack=100)"
 BEST_AGENT = "lower: best agent (mc_cross, 4.5 s/game, gamut squares eval --seed 2026, first n deals)"
 PALACE_4 = {"players": 4, "a": "ismcts", "b": "heuristic"}
-VECTOR_RUN = {"time_utc": "2026-12-01T17:41:21Z"}
+VECTOR_RUN = {"time_utc": "2026-12-01T18:03:59Z"}
 ISMCTS_MATCH = {"agent_a": "ismcts", "agent_b": "heuristic", "seed": 1, "n": 500}
 
 # (row: start of the "what" cell, quoted number, source under results/, row filters, column, scale)
@@ -82,10 +82,10 @@ CLAIMS = [
     ("Random play speed", "56", "benchmarks/dice.jsonl", {}, "rollout_speedup", 1),
     *[("Batched environments", quoted, "benchmarks/vector.jsonl", VECTOR_RUN, f"games.{game}.{column}", scale)
       for game, quoted, column, scale in (
-          ("poker_squares", "3.15", "ours_steps_per_s", 1e-6), ("poker_squares", "383", "ratio_vs_rl_env", 1),
-          ("poker_dice", "1.92", "ours_steps_per_s", 1e-6), ("poker_dice", "265", "ratio_vs_rl_env", 1),
-          ("poke", "1.46", "ours_steps_per_s", 1e-6), ("poke", "155", "ratio_vs_rl_env", 1),
-          ("palace_poker", "1.39", "ours_steps_per_s", 1e-6), ("palace_poker", "291", "ratio_vs_rl_env", 1))],
+          ("poker_squares", "4.16", "ours_steps_per_s", 1e-6), ("poker_squares", "350", "ratio_vs_rl_env", 1),
+          ("poker_dice", "2.72", "ours_steps_per_s", 1e-6), ("poker_dice", "262", "ratio_vs_rl_env", 1),
+          ("poke", "1.64", "ours_steps_per_s", 1e-6), ("poke", "175", "ratio_vs_rl_env", 1),
+          ("palace_poker", "1.44", "ours_steps_per_s", 1e-6), ("palace_poker", "315", "ratio_vs_rl_env", 1))],
     ("Hand evaluator", "451", "benchmarks/hands.jsonl", {}, "ours_5card_per_s", 1e-6),
     ("Hand evaluator", "160", "benchmarks/hands.jsonl", {}, "ours_7card_per_s", 1e-6),
     ("Hand evaluator", "173", "benchmarks/hands.jsonl", {}, "ours_vs_treys_5card", 1),
