@@ -17,22 +17,12 @@ from gamut.solvers.cfr.policy_io import TabularStrategy, load_strategy, save_str
 from gamut.solvers.cfr.tabular import TabularCFR
 from gamut.solvers.poker_squares.training import load_npz
 
+from tests.pickle_payload import PAYLOAD_RUNS, Payload
+
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY_FOLDERS = ("envs", "solvers", "experiments", "benchmarks", "gamut")
 UNPICKLERS = {"pickle", "cPickle", "dill", "joblib", "marshal", "shelve", "cloudpickle"}
-PAYLOAD_RUNS: list[str] = []
-
-
-def _record_payload_run(tag: str) -> str:
-    PAYLOAD_RUNS.append(tag)
-    return tag
-
-
-class _Payload:
-    """Unpickling this object calls ``_record_payload_run``: a stand-in for any code."""
-
-    def __reduce__(self):
-        return _record_payload_run, ("CODE RAN DURING load",)
+TAG = "CODE RAN DURING load"
 
 
 def _library_modules():
@@ -124,11 +114,11 @@ def _damaged_copies(path: Path, folder: Path) -> list[Path]:
         target.write_bytes(content)
         out.append(target)
     pickled = folder / "pickled.npz"  # a valid archive whose array is a pickle
-    np.savez(pickled, header=np.array([_Payload()], dtype=object), __header__=np.array([_Payload()], dtype=object),
-             keys=np.array([_Payload()], dtype=object), values=np.array([_Payload()], dtype=object))
+    np.savez(pickled, header=np.array([Payload(TAG)], dtype=object), __header__=np.array([Payload(TAG)], dtype=object),
+             keys=np.array([Payload(TAG)], dtype=object), values=np.array([Payload(TAG)], dtype=object))
     out.append(pickled)
     npy = folder / "object.npy.npz"  # a bare .npy holding a pickle, named like an archive
-    np.save(npy.with_suffix(""), np.array([_Payload()], dtype=object))
+    np.save(npy.with_suffix(""), np.array([Payload(TAG)], dtype=object))
     npy.with_suffix("").rename(npy)
     out.append(npy)
     return out
@@ -212,7 +202,7 @@ def test_a_damaged_dice_solution_cache_is_named(tmp_path):
     variant = make_variant("yacht12")
     path = solution._cache_path(tmp_path, variant, compile_variant(variant))
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.save(path.with_suffix(""), np.array([_Payload()], dtype=object))  # np.save appends .npy
+    np.save(path.with_suffix(""), np.array([Payload(TAG)], dtype=object))  # np.save appends .npy
     PAYLOAD_RUNS.clear()
     with pytest.raises(ValueError, match=f"the cached solution {path} is unreadable"):
         solution.solve("yacht12", cache_dir=tmp_path)
