@@ -80,10 +80,14 @@ def test_budget_axis_is_labelled_in_seconds():
     matplotlib.use("Agg")
     from gamut.experiments.trials.poker_squares_agents import budget_figure
 
-    budgets = pd.DataFrame({"budget_seconds": [0.5, 1.5], "mean": [124.5, 125.8], "ci95_low": [118.8, 119.7],
-                            "ci95_high": [130.3, 131.9], "n": [100, 100], "seconds_per_game": [0.5, 1.5]})
-    fig = budget_figure(budgets, {"budget_agent": "mc_cross", "budget_scoring": "american"})
-    ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["0.5 s", "1.5 s"]
-    assert "2 budgets in the config" in ax.get_title()
-    assert sorted(t.get_text() for t in ax.texts) == ["n=100", "n=100"]
+    budgets = pd.DataFrame({"scoring": ["american"] * 3 + ["english"] * 3,
+                            "agent": ["mc_cross", "mc_cross", "net_search"] * 2,
+                            "budget_seconds": [0.05, 5.0, 0.05] * 2, "mean": [120.0, 125.0, 119.0] * 2,
+                            "ci95_low": [118.0, 123.0, 117.0] * 2, "ci95_high": [122.0, 127.0, 121.0] * 2,
+                            "n": [100, 100, 100] * 2, "seconds_per_game": [0.05, 5.0, 0.05] * 2})
+    fig = budget_figure(budgets)
+    assert len(fig.axes) == 2
+    for ax, scoring in zip(fig.axes, ("american", "english")):
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["0.05 s", "5 s"]
+        assert ax.get_title() == f"{scoring} scoring, n = 100 games per point"
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == ["mc_cross", "net_search"]

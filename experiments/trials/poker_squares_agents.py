@@ -4,9 +4,11 @@ Every agent plays every deal batch under every point system; a batch's deals
 depend only on its stream, so all agents meet the same cards (paired
 comparisons). Each row is one game: the score, the seconds it took, the
 category of each of its ten lines and the final grid (card ids by cell, for
-the placement heatmaps of the notebook). The ``budgets`` field adds the
-``budget_agent`` (one that takes ``seconds_per_game``) at several time budgets
-per game (score vs time).
+the placement heatmaps of the notebook). The ``budgets`` field adds each of
+the ``budget_agents`` (agents that take ``seconds_per_game``) at several time
+budgets per game, under every point system (score vs time). In the summary
+tables such a run is a player of its own, named by :func:`player_names`
+(``mc_cross@5s``), so it is ranked and paired with the fixed agents.
 """
 
 from __future__ import annotations
@@ -18,15 +20,14 @@ from gamut.experiments.store import markdown_table
 from gamut.solvers.stats import mean_ci, paired_diff_ci
 
 NAME = "poker_squares_agents"
-VERSION = 1
-PARAMS = {"deals_per_trial": int, "scorings": list, "agents": list, "budget_agent": str, "budgets": list,
-          "budget_scoring": str}
+VERSION = 2
+PARAMS = {"deals_per_trial": int, "scorings": list, "agents": list, "budget_agents": list, "budgets": list}
 
 
 def validate(params: dict) -> None:
     if params["deals_per_trial"] < 1:
         raise ValueError("field 'deals_per_trial' must be >= 1")
-    for s in params["scorings"] + [params["budget_scoring"]]:
+    for s in params["scorings"]:
         if s not in ("american", "english"):
             raise ValueError(f"field 'scorings': {s!r} is not american or english (the learned tables)")
     if any(float(b) <= 0 for b in params["budgets"]):
@@ -38,16 +39,21 @@ def validate(params: dict) -> None:
 
     from gamut.solvers.bots import make_bot
 
-    spec = bot_specs(pyspiel.load_game("poker_squares")).get(params["budget_agent"])
-    if spec is None or "seconds_per_game" not in spec.options:
-        raise ValueError(f"field 'budget_agent': {params['budget_agent']!r} is not a Poker Squares agent with a "
-                         "time budget per game")
+    specs = bot_specs(pyspiel.load_game("poker_squares"))
+    for agent in params["budget_agents"]:
+        spec = specs.get(agent)
+        if spec is None or "seconds_per_game" not in spec.options:
+            timed = sorted(name for name, sp in specs.items() if "seconds_per_game" in sp.options)
+            raise ValueError(f"field 'budget_agents': {agent!r} is not a Poker Squares agent with a time budget "
+                             f"per game; those with one: {', '.join(timed)}")
+    if params["budget_agents"] and not params["budgets"]:
+        raise ValueError("field 'budgets' is empty while 'budget_agents' names agents; give at least one budget")
     if not params["agents"]:
         raise ValueError("field 'agents' is empty; name at least one agent")
     # Every agent is built once per scoring it plays, so an unknown name or a missing table fails here.
     for scoring in params["scorings"]:
         game = pyspiel.load_game("poker_squares", {"scoring": scoring})
-        for agent in params["agents"]:
+        for agent in list(params["agents"]) + list(params["budget_agents"]):
             try:
                 make_bot(game, str(agent), player=0, seed=0)
             except ValueError as err:
@@ -59,7 +65,8 @@ def trial_specs(params: dict) -> list[dict]:
     specs = []
     for batch in range(params["trials"]):
         runs = [(agent, scoring, 0.0) for scoring in params["scorings"] for agent in params["agents"]]
-        runs += [(params["budget_agent"], params["budget_scoring"], float(b)) for b in params["budgets"]]
+        runs += [(agent, scoring, float(b)) for scoring in params["scorings"] for agent in params["budget_agents"]
+                 for b in params["budgets"]]
         for agent, scoring, budget in runs:
             specs.append({"trial": len(specs), "stream": batch, "batch": batch, "agent": agent,
                           "scoring": scoring, "budget": budget})
@@ -90,25 +97,35 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     return rows
 
 
+def player_names(table: pd.DataFrame) -> pd.Series:
+    """The player each trials row belongs to: the agent, or ``agent@<budget>s`` for a budget run.
+
+    >>> player_names(pd.DataFrame({"agent": ["net", "mc_cross"], "budget": [0.0, 0.25]})).tolist()
+    ['net', 'mc_cross@0.25s']
+    """
+    return pd.Series([agent if budget == 0 else f"{agent}@{budget:g}s"
+                      for agent, budget in zip(table["agent"], table["budget"])], index=table.index, name="player")
+
+
 def summarize(table: pd.DataFrame, params: dict, writer) -> str:
     from gamut.envs.hands import CATEGORY_NAMES
 
-    fixed = table[table["budget"] == 0]
+    table = table.assign(player=player_names(table))
     rows = []
-    for (scoring, agent), g in fixed.groupby(["scoring", "agent"], sort=False):
+    for (scoring, player), g in table.groupby(["scoring", "player"], sort=False):
         est = mean_ci(g["score"])
-        rows.append({"scoring": scoring, "agent": agent, "mean": est.value, "ci95_low": est.ci95_low,
+        rows.append({"scoring": scoring, "agent": player, "mean": est.value, "ci95_low": est.ci95_low,
                      "ci95_high": est.ci95_high, "n": est.n, "sd": float(g["score"].std()),
                      "seconds_per_game": float(g["seconds"].mean())})
-    means = pd.DataFrame(rows)
+    means = pd.DataFrame(rows).sort_values("scoring", kind="stable", ignore_index=True)
     writer.table("agent_means", means)
 
     lines = [f"line{i}" for i in range(10)]
     freq = []
-    for (scoring, agent), g in fixed.groupby(["scoring", "agent"], sort=False):
+    for (scoring, player), g in table.groupby(["scoring", "player"], sort=False):
         cats = g[lines].to_numpy()
         for c, name in enumerate(CATEGORY_NAMES):
-            freq.append({"scoring": scoring, "agent": agent, "category": name,
+            freq.append({"scoring": scoring, "agent": player, "category": name,
                          "rows_per_game": float((cats[:, :5] == c).sum(axis=1).mean()),
                          "columns_per_game": float((cats[:, 5:] == c).sum(axis=1).mean())})
     writer.table("category_frequencies", pd.DataFrame(freq))
@@ -116,24 +133,24 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
     budgets = budget_table(table)
     writer.table("score_vs_budget", budgets)
 
-    # Paired differences to the best agent of each scoring (the same deals).
+    # Paired differences to the best player of each scoring (the same deals).
     paired = []
-    for scoring, g in fixed.groupby("scoring", sort=False):
-        wide = g.pivot_table(index=["batch", "deal"], columns="agent", values="score")
+    for scoring, g in table.groupby("scoring", sort=False):
+        wide = g.pivot_table(index=["batch", "deal"], columns="player", values="score")
         best = means[means["scoring"] == scoring].sort_values("mean").iloc[-1]["agent"]
-        for agent in wide.columns:
-            if agent != best:
-                d = paired_diff_ci(wide[best], wide[agent])
-                paired.append({"scoring": scoring, "best": best, "other": agent, "difference": d.value,
+        for player in wide.columns:
+            if player != best:
+                d = paired_diff_ci(wide[best], wide[player])
+                paired.append({"scoring": scoring, "best": best, "other": player, "difference": d.value,
                                "ci95_low": d.ci95_low, "ci95_high": d.ci95_high, "n": d.n})
     writer.table("paired_differences", pd.DataFrame(paired))
 
-    writer.figure("score_distributions", score_distributions_figure(fixed))
-    text = ["Mean score per agent (same deals for every agent; 95% t intervals):", "",
-            markdown_table(means, float_format="{:.4g}"), "",
+    writer.figure("score_distributions", score_distributions_figure(table))
+    text = ["Mean score per agent (same deals for every agent; 95% t intervals; `agent@Xs` is a budget run "
+            "at X seconds per game):", "", markdown_table(means, float_format="{:.4g}"), "",
             "![score distributions](score_distributions.png)", ""]
     if len(budgets):
-        writer.figure("score_vs_budget", budget_figure(budgets, params))
+        writer.figure("score_vs_budget", budget_figure(budgets))
         text += ["Score against the time budget per game:", "", markdown_table(budgets, float_format="{:.4g}"),
                  "", "![score vs budget](score_vs_budget.png)"]
     return "\n".join(text)
@@ -141,30 +158,37 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
 
 def plot(table: pd.DataFrame, params: dict, writer) -> None:
     """Draw the figures from the trials table alone (what ``summarize`` draws, without its tables)."""
-    fixed = table[table["budget"] == 0]
-    writer.figure("score_distributions", score_distributions_figure(fixed))
+    writer.figure("score_distributions", score_distributions_figure(table.assign(player=player_names(table))))
     budgets = budget_table(table)
     if len(budgets):
-        writer.figure("score_vs_budget", budget_figure(budgets, params))
+        writer.figure("score_vs_budget", budget_figure(budgets))
 
 
 def budget_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean score (95% CI, n) and seconds per game of the budget agent at each time budget."""
+    """Mean score (95% CI, n) and seconds per game of each budget agent at each time budget, per scoring."""
     rows = []
-    for budget, g in table[table["budget"] > 0].groupby("budget"):
+    for (scoring, agent, budget), g in table[table["budget"] > 0].groupby(["scoring", "agent", "budget"],
+                                                                          sort=False):
         est = mean_ci(g["score"])
-        rows.append({"budget_seconds": budget, "mean": est.value, "ci95_low": est.ci95_low,
-                     "ci95_high": est.ci95_high, "n": est.n, "seconds_per_game": float(g["seconds"].mean())})
+        rows.append({"scoring": scoring, "agent": agent, "budget_seconds": budget, "mean": est.value,
+                     "ci95_low": est.ci95_low, "ci95_high": est.ci95_high, "n": est.n,
+                     "seconds_per_game": float(g["seconds"].mean())})
     return pd.DataFrame(rows)
 
 
-def score_distributions_figure(fixed: pd.DataFrame):
-    """One panel per scoring: a box plot of each agent's scores (best mean on top), its mean and 95% CI.
+def score_distributions_figure(table: pd.DataFrame):
+    """One panel per scoring: a box plot of each player's scores (best mean on top), its mean and 95% CI.
 
-    Overlaid histograms of eight agents hide each other; boxes side by side keep
-    every agent readable, and the red bar is the interval the tables quote.
+    ``table`` has a ``player`` column (:func:`player_names`). Budget runs appear
+    at their largest budget only. Overlaid histograms of many agents hide each
+    other; boxes side by side keep every agent readable, and the red bar is the
+    interval the tables quote.
     """
     import matplotlib.pyplot as plt
+
+    timed = table[table["budget"] > 0]
+    largest = timed[timed["budget"] == timed.groupby("agent")["budget"].transform("max")]
+    fixed = pd.concat([table[table["budget"] == 0], largest]).assign(agent=lambda t: t["player"])
 
     scorings = list(fixed["scoring"].unique())
     agents = fixed.groupby("agent", sort=False).size()
@@ -189,26 +213,32 @@ def score_distributions_figure(fixed: pd.DataFrame):
     return fig
 
 
-def budget_figure(budgets: pd.DataFrame, params: dict):
-    """Mean score (95% CI) against the time budget per game, with n; ticks in seconds."""
+def budget_figure(budgets: pd.DataFrame):
+    """One panel per scoring: each budget agent's mean score (95% CI) against its time budget per game, with n."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, NullLocator
 
-    fig, ax = plt.subplots(figsize=(5.5, 3.8))
-    seconds = budgets["budget_seconds"].to_numpy(dtype=float)
-    err = np.vstack([budgets["mean"] - budgets["ci95_low"], budgets["ci95_high"] - budgets["mean"]])
-    ax.errorbar(seconds, budgets["mean"], yerr=err, fmt="o-", capsize=4)
-    for x, m, n in zip(seconds, budgets["ci95_high"], budgets["n"]):
-        ax.annotate(f"n={int(n)}", (x, m), textcoords="offset points", xytext=(0, 4), ha="center", fontsize=8)
-    ax.set_xscale("log")
-    # Ticks at the budgets themselves, written in seconds (no 6x10^-1 labels).
-    ax.xaxis.set_major_locator(FixedLocator(seconds))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xticks(seconds, [f"{x:g} s" for x in seconds])
-    ax.set_xlim(seconds.min() / 1.6, seconds.max() * 1.6)
-    note = "" if len(seconds) > 2 else f" ({len(seconds)} budget{'s' if len(seconds) > 1 else ''} in the config)"
-    ax.set(xlabel="time budget per game (log scale)", ylabel="mean score (95% CI)",
-           title=f"{params['budget_agent']}, {params['budget_scoring']} scoring{note}")
-    ax.grid(True, alpha=0.3)
+    scorings = list(budgets["scoring"].unique())
+    fig, axes = plt.subplots(1, len(scorings), figsize=(5.5 * len(scorings), 3.9), squeeze=False)
+    seconds = np.sort(budgets["budget_seconds"].unique().astype(float))
+    for ax, scoring in zip(axes[0], scorings):
+        part = budgets[budgets["scoring"] == scoring]
+        for i, (agent, g) in enumerate(part.groupby("agent", sort=False)):
+            g = g.sort_values("budget_seconds")
+            err = np.vstack([g["mean"] - g["ci95_low"], g["ci95_high"] - g["mean"]])
+            # Agents side by side at each budget (a few percent apart on the log axis) so bars do not overlap.
+            dodge = 1.06 ** (i - (part["agent"].nunique() - 1) / 2)
+            ax.errorbar(g["budget_seconds"] * dodge, g["mean"], yerr=err, fmt="o-", capsize=4, label=agent)
+        counts = sorted({int(n) for n in part["n"]})
+        ax.set_xscale("log")
+        # Ticks at the budgets themselves, written in seconds (no 6x10^-1 labels).
+        ax.xaxis.set_major_locator(FixedLocator(seconds))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xticks(seconds, [f"{x:g} s" for x in seconds])
+        ax.set_xlim(seconds.min() / 1.6, seconds.max() * 1.6)
+        ax.set(xlabel="time budget per game (log scale)", ylabel="mean score (95% CI)",
+               title=f"{scoring} scoring, n = {', '.join(map(str, counts))} games per point")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     return fig
