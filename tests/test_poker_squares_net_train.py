@@ -62,6 +62,23 @@ def test_a_chunk_is_the_same_in_one_process_or_two():
 
 
 @pytest.mark.slow
+def test_a_chunk_is_the_same_on_a_real_local_ray_instance():
+    pytest.importorskip("ray")
+    from gamut.experiments.backends import RayBackend
+
+    params = M.forward_params(M.initial_params(1), 100.0)
+    one = T.play_chunk("poker_squares", params, 9, 2, 10, 0.3, workers=1)
+    backend = RayBackend(workers=2)
+    backend.open()  # starts a local Ray instance; close() stops it
+    try:
+        split = T.play_chunk("poker_squares", params, 9, 2, 10, 0.3, workers=3, backend=backend)
+    finally:
+        backend.close()
+    for key in one:
+        np.testing.assert_array_equal(one[key], split[key])
+
+
+@pytest.mark.slow
 def test_resume_after_a_kill_gives_the_parameters_of_an_uninterrupted_run(tmp_path):
     whole = T.train_net("american", 3 * PER_CHUNK, tmp_path / "whole.npz", seed=4, **SMALL)
     # A run killed during its third chunk has left the checkpoint of its second.

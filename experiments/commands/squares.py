@@ -182,7 +182,12 @@ def register(subparsers) -> None:
     net.add_argument("--resume", action="store_true",
                      help="continue the run of --out (same settings; --positions may be raised)")
     net.add_argument("--workers", type=whole(1, 256), default=1,
-                     help="processes playing each chunk's games; the games do not depend on it (default: %(default)s)")
+                     help="parts each chunk's games are split into, played in parallel on the backend; the games "
+                          "do not depend on it (default: %(default)s)")
+    net.add_argument("--backend", choices=("local", "ray"), default="local",
+                     help="where the parts run: local processes (default) or Ray tasks")
+    net.add_argument("--address", default=None,
+                     help="Ray cluster to join (ray backend only; default: start a local Ray instance)")
     net.add_argument("--games-per-chunk", type=whole(1, 1_000_000), default=2048,
                      help="self-play games per chunk (default: %(default)s)")
     net.add_argument("--updates", type=whole(0, 1_000_000), default=384,
@@ -409,7 +414,8 @@ def run_train_net(args) -> int:
     command = "gamut " + shlex.join(sys.argv[1:])
     with progress_bar(args, total, "position", "self-play + TD(lambda)") as bar:
         summary = train_net(args.scoring, args.positions, Path(args.out), seed=args.seed, resume=args.resume,
-                            workers=args.workers, command=command, progress=_chunk_progress(
+                            workers=args.workers, backend=args.backend, address=args.address,
+                            command=command, progress=_chunk_progress(
                                 args, bar, "{done:>12,} / {total:,} positions   mean of the chunk's games "
                                            "{mean:7.2f}   {seconds:7.0f} s"), **settings)
     if args.export:

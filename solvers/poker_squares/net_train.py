@@ -23,7 +23,9 @@ A run proceeds in chunks. Chunk ``i``:
 Game ``g`` of chunk ``i`` deals from the stream of ``(stream_seed(seed, 2i), g)``
 and explores from that of ``(stream_seed(seed, 2i + 1), g)``, so a chunk's
 games are the same whether they are played in one process or split over
-``workers`` processes, and the minibatches are drawn from a generator seeded
+``workers`` parts on the runner's backends (local processes or Ray tasks,
+:mod:`gamut.experiments.backends`; each part is a task of this module's
+:func:`run_trial`), and the minibatches are drawn from a generator seeded
 by ``(seed, i)``. A killed run resumes from its last checkpoint and ends with
 the parameters of an uninterrupted one (the tests check this bit for bit).
 
@@ -45,8 +47,6 @@ import json
 import os
 import platform
 import time
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numba
@@ -164,23 +164,41 @@ def play_games(game_string: str, params: tuple, deal_seed: int, explore_seed: in
     return {"grids": grids, "best": best, "scores": step.returns[:, 0].astype(np.float64)}
 
 
-def _play_part(args):
-    return play_games(*args)
+def run_trial(params: dict, spec: dict, seed: int) -> dict:
+    """One part of a chunk's games, as a backend task: ``play_games`` on ``params`` and ``spec``'s game range.
+
+    ``params`` holds ``game_string``, ``net`` (the forward parameters), ``deal_seed``,
+    ``explore_seed``, ``epsilon`` and ``teacher``; ``spec`` the part's ``first``
+    game and ``count``. ``seed`` is unused: the part's games depend only on the
+    chunk's two stream seeds, whatever the split.
+    """
+    return play_games(params["game_string"], params["net"], params["deal_seed"], params["explore_seed"],
+                      spec["first"], spec["count"], params["epsilon"], params["teacher"])
 
 
 def play_chunk(game_string: str, params: tuple, seed: int, chunk: int, games: int, epsilon: float,
-               workers: int = 1, teacher: bool = False) -> dict:
-    """The games of chunk ``chunk``, split over ``workers`` processes (the same games for any ``workers``)."""
+               workers: int = 1, teacher: bool = False, backend=None) -> dict:
+    """The games of chunk ``chunk``, split into ``workers`` parts (the same games for any ``workers``).
+
+    The parts run on ``backend`` (an opened :mod:`gamut.experiments.backends`
+    backend); without one, a single part runs in this process and several on
+    a local backend of ``workers`` processes opened for this call.
+    """
+    from gamut.experiments.backends import LocalBackend, TrialTask
+
     deal_seed, explore_seed = stream_seed(seed, 2 * chunk), stream_seed(seed, 2 * chunk + 1)
     bounds = [games * k // workers for k in range(workers + 1)]
-    parts = [(game_string, params, deal_seed, explore_seed, lo, hi - lo, epsilon, teacher)
-             for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
-    if len(parts) == 1:
-        results = [_play_part(parts[0])]
+    task_params = {"game_string": game_string, "net": params, "deal_seed": deal_seed,
+                   "explore_seed": explore_seed, "epsilon": epsilon, "teacher": teacher}
+    tasks = [TrialTask(__name__, task_params, {"trial": k, "first": lo, "count": hi - lo}, 0)
+             for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])) if hi > lo]
+    if backend is None and len(tasks) == 1:
+        results = [run_trial(task_params, tasks[0].spec, 0)]
     else:
-        # spawn: the parent has JAX's threads running, which fork would copy half-way.
-        with ProcessPoolExecutor(len(parts), mp_context=multiprocessing.get_context("spawn")) as pool:
-            results = list(pool.map(_play_part, parts))
+        # Worker processes are spawned: the parent has JAX's threads running, which fork would copy half-way.
+        runner = backend or LocalBackend(len(tasks))
+        records = sorted(runner.run(tasks), key=lambda record: record["trial"])
+        results = [record["rows"][0] for record in records]
     return {key: np.concatenate([r[key] for r in results]) for key in results[0]}
 
 
@@ -276,18 +294,23 @@ def load_checkpoint(path: Path, header: dict) -> dict:
 
 
 def train_net(scoring: str, positions: int, path: Path, seed: int = 0, resume: bool = False, workers: int = 1,
-              progress=None, command: str = "", **settings) -> dict:
+              progress=None, command: str = "", backend: str = "local", address: str | None = None,
+              **settings) -> dict:
     """Train (or resume) the value network of ``scoring`` until ``positions`` afterstates have been played.
 
     ``settings`` override ``DEFAULTS``. Without ``resume`` an existing ``path``
     is refused (it would be overwritten); with it, the run continues from the
     checkpoint, which must have the same settings. ``positions`` may exceed
     the checkpoint's target: training continues. ``progress(done, total,
-    mean, seconds)`` is called after every chunk. Returns a summary.
+    mean, seconds)`` is called after every chunk. Each chunk's games are split
+    into ``workers`` parts that run on ``backend`` (``local`` processes, or
+    ``ray``: a local Ray instance, or the cluster at ``address``); the games do
+    not depend on either. Returns a summary.
     """
     import jax.numpy as jnp
 
     from gamut.envs.poker_squares.game import parse_points
+    from gamut.experiments.backends import make_backend
 
     unknown = set(settings) - set(DEFAULTS)
     if unknown:
@@ -300,6 +323,8 @@ def train_net(scoring: str, positions: int, path: Path, seed: int = 0, resume: b
     path = Path(path)
     per_chunk = cfg["games_per_chunk"] * POSITIONS_PER_GAME
     chunks = -(-positions // per_chunk)
+    # One part in this process needs no backend (a bad backend or address is refused before anything runs).
+    runner = make_backend(backend, address, workers) if workers > 1 or backend != "local" else None
     trainer = _trainer(cfg["learning_rate"])
     if path.exists() and not resume:
         raise ValueError(f"--out {path} exists: pass --resume to continue its run, or choose another file")
@@ -318,38 +343,46 @@ def train_net(scoring: str, positions: int, path: Path, seed: int = 0, resume: b
         buf_grids = np.zeros((0, K.NUM_CELLS), np.int8)
         buf_targets = np.zeros(0, np.float32)
     path.parent.mkdir(parents=True, exist_ok=True)
-    while chunk < chunks:
-        started = time.perf_counter()
-        numpy_params = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
-        teacher = chunk < cfg["teacher_chunks"]
-        games = play_chunk(game_string, M.forward_params(numpy_params, VALUE_SCALE), seed, chunk,
-                           cfg["games_per_chunk"], cfg["epsilon"], workers, teacher)
-        # The teacher's games have no network values to bootstrap from: their targets are the final scores.
-        targets = lambda_targets(games["best"], games["scores"], 1.0 if teacher else cfg["lam"])
-        buf_grids = np.concatenate([buf_grids, games["grids"][:, :POSITIONS_PER_GAME].reshape(-1, K.NUM_CELLS)])
-        buf_targets = np.concatenate([buf_targets, (targets / VALUE_SCALE).astype(np.float32).reshape(-1)])
-        buf_grids, buf_targets = buf_grids[-cfg["buffer"]:], buf_targets[-cfg["buffer"]:]
-        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(chunk, 0x42)))
-        for _ in range(cfg["updates"]):
-            pick = rng.integers(0, len(buf_targets), cfg["batch"])
-            lines, glob, empty = encode(buf_grids[pick])
-            params, opt_state, _ = trainer.update(params, opt_state, lines, glob, empty, buf_targets[pick])
-        chunk += 1
-        means.append(float(games["scores"].mean()))
-        elapsed += time.perf_counter() - started
-        arrays = {"header": np.str_(json.dumps(header, sort_keys=True)), "chunk": np.int64(chunk),
-                  "chunk_means": np.array(means), "seconds": np.float64(elapsed),
-                  "buffer_grids": buf_grids, "buffer_targets": buf_targets}
-        arrays.update({"p_" + k: np.asarray(v) for k, v in params.items()})
-        leaves = trainer.flatten(opt_state)
-        arrays["opt_leaves"] = np.int64(len(leaves))
-        arrays.update({f"opt_{k}": leaf for k, leaf in enumerate(leaves)})
-        save_npz(path, sha256=np.str_(_digest(arrays)), **arrays)
-        if progress:
-            progress(chunk * per_chunk, chunks * per_chunk, means[-1], elapsed)
-    return {"checkpoint": str(path), "chunks": chunk, "positions": chunk * per_chunk,
-            "games": chunk * cfg["games_per_chunk"], "last_chunk_mean": means[-1] if means else None,
-            "seconds": elapsed, "workers": workers, "command": command}
+    if runner is not None:
+        runner.open()  # a Ray cluster is joined once for the run; an unreachable one fails before any chunk
+    try:
+        while chunk < chunks:
+            started = time.perf_counter()
+            numpy_params = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
+            teacher = chunk < cfg["teacher_chunks"]
+            games = play_chunk(game_string, M.forward_params(numpy_params, VALUE_SCALE), seed, chunk,
+                               cfg["games_per_chunk"], cfg["epsilon"], workers, teacher, runner)
+            # The teacher's games have no network values to bootstrap from: their targets are the final scores.
+            targets = lambda_targets(games["best"], games["scores"], 1.0 if teacher else cfg["lam"])
+            new_grids = games["grids"][:, :POSITIONS_PER_GAME].reshape(-1, K.NUM_CELLS)
+            buf_grids = np.concatenate([buf_grids, new_grids])
+            buf_targets = np.concatenate([buf_targets, (targets / VALUE_SCALE).astype(np.float32).reshape(-1)])
+            buf_grids, buf_targets = buf_grids[-cfg["buffer"]:], buf_targets[-cfg["buffer"]:]
+            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(chunk, 0x42)))
+            for _ in range(cfg["updates"]):
+                pick = rng.integers(0, len(buf_targets), cfg["batch"])
+                lines, glob, empty = encode(buf_grids[pick])
+                params, opt_state, _ = trainer.update(params, opt_state, lines, glob, empty, buf_targets[pick])
+            chunk += 1
+            means.append(float(games["scores"].mean()))
+            elapsed += time.perf_counter() - started
+            arrays = {"header": np.str_(json.dumps(header, sort_keys=True)), "chunk": np.int64(chunk),
+                      "chunk_means": np.array(means), "seconds": np.float64(elapsed),
+                      "buffer_grids": buf_grids, "buffer_targets": buf_targets}
+            arrays.update({"p_" + k: np.asarray(v) for k, v in params.items()})
+            leaves = trainer.flatten(opt_state)
+            arrays["opt_leaves"] = np.int64(len(leaves))
+            arrays.update({f"opt_{k}": leaf for k, leaf in enumerate(leaves)})
+            save_npz(path, sha256=np.str_(_digest(arrays)), **arrays)
+            if progress:
+                progress(chunk * per_chunk, chunks * per_chunk, means[-1], elapsed)
+        where = runner.describe() if runner else {"name": "local", "workers": 1}
+        return {"checkpoint": str(path), "chunks": chunk, "positions": chunk * per_chunk,
+                "games": chunk * cfg["games_per_chunk"], "last_chunk_mean": means[-1] if means else None,
+                "seconds": elapsed, "workers": workers, "backend": where, "command": command}
+    finally:
+        if runner is not None:
+            runner.close()
 
 
 def export(checkpoint: Path, out: Path, command: str = "") -> dict:
