@@ -323,8 +323,10 @@ def train_net(scoring: str, positions: int, path: Path, seed: int = 0, resume: b
     path = Path(path)
     per_chunk = cfg["games_per_chunk"] * POSITIONS_PER_GAME
     chunks = -(-positions // per_chunk)
-    # One part in this process needs no backend (a bad backend or address is refused before anything runs).
-    runner = make_backend(backend, address, workers) if workers > 1 or backend != "local" else None
+    # A bad backend or address is refused before anything runs; one local part needs no worker processes.
+    runner = make_backend(backend, address, workers)
+    if backend == "local" and workers == 1:
+        runner = None
     trainer = _trainer(cfg["learning_rate"])
     if path.exists() and not resume:
         raise ValueError(f"--out {path} exists: pass --resume to continue its run, or choose another file")
