@@ -2,7 +2,8 @@
 
 Each number of the table's ``figure`` column is claimed below with its source:
 a committed table (CSV), a benchmark or match record (JSON lines, the last
-record that matches the filters) or a results page's Markdown table. A quoted
+record that matches the filters), a shipped weights file's metadata (JSON) or
+a results page's Markdown table. A quoted
 number matches when it is its source rounded to the digits it shows. A number
 in the column that no claim covers fails the test, so a new figure in the
 README needs its source here.
@@ -27,6 +28,12 @@ BEST_AGENT = "lower: best agent (mc_cross, 4.5 s/game, gamut squares eval --seed
 PALACE_4 = {"players": 4, "a": "ismcts", "b": "heuristic"}
 VECTOR_RUN = {"time_utc": "2026-12-01T18:03:59Z"}
 ISMCTS_MATCH = {"agent_a": "ismcts", "agent_b": "heuristic", "seed": 1, "n": 500}
+NET_SEARCH_US = {"scoring": "American", "agent": "`net_search`, 5 s budget"}
+NET_SEARCH_UK = {"scoring": "English", "agent": "`net_search`, 5 s budget"}
+RL_PAGE, PPO_YACHT12, PPO_YAHTZEE = "rl/README.md", "rl/ppo_yacht12.json", "rl/ppo_yahtzee.json"
+PPO_PALACE = {"agent": "ppo", "opponent": "heuristic"}
+NFSP_POKE = {"agent": "nfsp", "opponent": "heuristic"}
+YACHT12_OPTIMUM, YAHTZEE_OPTIMUM = 185.9717, 254.5896  # the exact optima claimed above
 
 # (row: start of the "what" cell, quoted number, source under results/, row filters, column, scale)
 CLAIMS = [
@@ -90,11 +97,41 @@ CLAIMS = [
     ("Hand evaluator", "160", "benchmarks/hands.jsonl", {}, "ours_7card_per_s", 1e-6),
     ("Hand evaluator", "173", "benchmarks/hands.jsonl", {}, "ours_vs_treys_5card", 1),
     ("Hand evaluator", "148", "benchmarks/hands.jsonl", {}, "ours_vs_phevaluator_5card", 1),
+    ("Poker Squares value network", "119.89", SQUARES_PAGE, {"scoring": "American", "agent": "`net`"}, "mean", 1),
+    ("Poker Squares value network", "123.03", SQUARES_PAGE, NET_SEARCH_US, "mean", 1),
+    ("Poker Squares value network", "51.69", SQUARES_PAGE, {"scoring": "English", "agent": "`net`"}, "mean", 1),
+    ("Poker Squares value network", "52.72", SQUARES_PAGE, NET_SEARCH_UK, "mean", 1),
+    ("Poker Squares value network", "500", SQUARES_PAGE, NET_SEARCH_US, "n", 1),
+    ("PPO on one-player", "152.03", PPO_YACHT12, {}, "evaluation.final_mean_return", 1),
+    ("PPO on one-player", "151.52", PPO_YACHT12, {}, "evaluation.ci95_low", 1),
+    ("PPO on one-player", "152.53", PPO_YACHT12, {}, "evaluation.ci95_high", 1),
+    ("PPO on one-player", "81.7", PPO_YACHT12, {}, "evaluation.final_mean_return", 100 / YACHT12_OPTIMUM),
+    ("PPO on one-player", "185.97", "benchmarks/dice.jsonl", {}, "expected_score_yacht12", 1),
+    ("PPO on one-player", "181.17", PPO_YAHTZEE, {}, "evaluation.final_mean_return", 1),
+    ("PPO on one-player", "180.48", PPO_YAHTZEE, {}, "evaluation.ci95_low", 1),
+    ("PPO on one-player", "181.86", PPO_YAHTZEE, {}, "evaluation.ci95_high", 1),
+    ("PPO on one-player", "71.2", PPO_YAHTZEE, {}, "evaluation.final_mean_return", 100 / YAHTZEE_OPTIMUM),
+    ("PPO on one-player", "254.59", RULES, {"variant": "yahtzee-free", "rule": "upper_bonus"}, "with_rule", 1),
+    ("PPO on one-player", "10,000", PPO_YAHTZEE, {}, "evaluation.n", 1),
+    ("PPO on one-player", "5,603,328", PPO_YAHTZEE, {}, "budget.steps", 1),
+    ("NFSP on Poke's small", "17.0", RL_PAGE, {"seed": "0", "method": "nfsp"}, "exploitability", 1),
+    ("NFSP on Poke's small", "17.4", RL_PAGE, {"seed": "1", "method": "nfsp"}, "exploitability", 1),
+    ("NFSP on Poke's small", "27.4", RL_PAGE, {"seed": "0", "method": "tabular Q-learning"}, "exploitability", 1),
+    ("NFSP on Poke's small", "27.5", RL_PAGE, {"seed": "1", "method": "tabular Q-learning"}, "exploitability", 1),
+    ("Self-play agents", "0.76", RL_PAGE, PPO_PALACE, "mean return", -1),
+    ("Self-play agents", "1.16", RL_PAGE, PPO_PALACE, "95% CI low", -1),
+    ("Self-play agents", "0.37", RL_PAGE, PPO_PALACE, "95% CI high", -1),
+    ("Self-play agents", "400", RL_PAGE, PPO_PALACE, "deals", 1),
+    ("Self-play agents", "91.1", RL_PAGE, NFSP_POKE, "mean return", -1),
+    ("Self-play agents", "98.0", RL_PAGE, NFSP_POKE, "95% CI low", -1),
+    ("Self-play agents", "84.2", RL_PAGE, NFSP_POKE, "95% CI high", -1),
+    ("Self-play agents", "1,000", RL_PAGE, NFSP_POKE, "deals", 1),
 ]
 
 # Numbers in the figure column that are not measurements: (row, number, what it is).
 NOT_MEASURED = [
     ("Hand evaluator", "5", "'on 5 cards' names the hand size"),
+    ("Self-play agents", "4", "'(4 players)' names the table size"),
 ]
 
 
@@ -137,8 +174,11 @@ def source_value(source: str, filters: dict, column: str) -> float:
             frame = frame[frame[key] == value]
         assert len(frame) == 1, f"{source} {filters}: {len(frame)} rows"
         return float(frame.iloc[0][column])
-    if path.suffix == ".jsonl":
-        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if path.suffix in (".jsonl", ".json"):
+        if path.suffix == ".json":  # one record (a shipped weights file's metadata)
+            records = [json.loads(path.read_text())]
+        else:
+            records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         matching = [r for r in records if all(r.get(k) == v for k, v in filters.items())]
         assert matching, f"{source}: no record with {filters}"
         value = matching[-1]
