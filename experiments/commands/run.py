@@ -54,6 +54,11 @@ def register(subparsers) -> None:
         description="Run every registered experiment in order and write the summary report.",
     )
     _add_run_options(reproduce)
+    reproduce.add_argument(
+        "--no-notebooks", action="store_true",
+        help="do not execute the notebooks afterwards (by default a full run into the checkout's results/ "
+             "rewrites notebooks/ with their outputs, any other run writes executed copies beside its results)",
+    )
     reproduce.set_defaults(handler=_reproduce)
 
     listing = subparsers.add_parser(
@@ -112,17 +117,41 @@ def _reproduce(args: argparse.Namespace) -> int:
     for name in EXPERIMENTS:
         load_experiment(name, "quick" if args.quick else "full")
     summaries = [_run_one(name, args) for name in EXPERIMENTS]
-    report = write_report(list(EXPERIMENTS), "quick" if args.quick else "full", args.out)
+    profile = "quick" if args.quick else "full"
+    report = write_report(list(EXPERIMENTS), profile, args.out)
+    notebooks = [] if args.no_notebooks else _execute_notebooks(args, profile)
     emit_result(
         {
             "experiments": len(summaries),
             "trials": sum(s.trials for s in summaries),
             "wall_seconds": round(sum(s.wall_seconds for s in summaries), 3),
             "report": str(report),
+            "notebooks": [str(path) for path in notebooks],
         },
         args.json,
     )
     return 0
+
+
+def _execute_notebooks(args: argparse.Namespace, profile: str) -> list:
+    """The notebooks executed on the results just made (none outside a checkout or without nbclient, said why)."""
+    import importlib.util
+
+    from gamut.experiments.cli_output import notice
+    from gamut.experiments.notebook import NOTEBOOKS_DIR, execute_notebooks, notebooks_destination
+
+    if not sorted(NOTEBOOKS_DIR.glob("*.ipynb")):
+        print("reproduce: no notebooks/ folder here (an installed package, not a checkout): notebooks not executed",
+              file=sys.stderr)
+        return []
+    missing = [name for name in ("nbclient", "nbformat", "ipykernel") if importlib.util.find_spec(name) is None]
+    if missing:
+        print(f"reproduce: notebooks not executed: {', '.join(missing)} missing (pip install -e '.[notebooks]')",
+              file=sys.stderr)
+        return []
+    destination = notebooks_destination(profile, args.out)
+    return execute_notebooks(profile, args.out, on_start=lambda path: notice(
+        args, f"executing {path.name} -> {destination / path.name}"))
 
 
 def result_status(name: str, profile: str, root) -> dict | None:
