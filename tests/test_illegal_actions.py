@@ -8,6 +8,7 @@ import pytest
 
 import gamut.envs  # noqa: F401  (registers the games)
 from gamut.envs.versions import game_variants
+from tests.chance import apply_sampled_chance
 
 VARIANTS = [v for variants in game_variants().values() for v in variants]
 INT64_MAX = 2**63 - 1
@@ -68,8 +69,7 @@ def test_bad_ids_raise_and_leave_the_state_unchanged(variant):
         if state.is_terminal():
             break
         if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            apply_sampled_chance(state, rng)
         else:
             state.apply_action(int(rng.choice(state.legal_actions())))
         step += 1

@@ -13,6 +13,7 @@ from gamut.solvers.ismcts import ISMCTS, require_searchable
 from gamut.solvers.search.ismcts_bot import ISMCTSBot
 from gamut.solvers.search.leaf import make_evaluator, random_rollout, sample_outcome
 from gamut.solvers.stats import mean_ci
+from tests.chance import apply_sampled_chance
 
 KUHN = pyspiel.load_game("kuhn_poker")
 LEDUC = pyspiel.load_game("leduc_poker")
@@ -110,8 +111,7 @@ def test_same_seed_and_iterations_give_the_same_search_and_play():
         rng = np.random.default_rng(3)
         while not state.is_terminal():
             if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                apply_sampled_chance(state, rng)
             else:
                 state.apply_action(bots[state.current_player()].step(state))
         return state.history()

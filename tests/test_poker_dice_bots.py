@@ -7,6 +7,7 @@ import pytest
 import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
 from gamut.solvers.poker_dice.bots import make_bot
 from gamut.solvers.poker_dice.solution import solve
+from tests.chance import apply_sampled_chance
 
 
 @pytest.fixture(autouse=True)
@@ -21,8 +22,7 @@ def _play(game, bot, games, seed):
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                apply_sampled_chance(state, rng)
             else:
                 action = bot.step(state)
                 assert action in state.legal_actions()

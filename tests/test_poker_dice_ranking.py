@@ -8,6 +8,7 @@ import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
 from gamut.envs import dice
 from gamut.envs.poker_dice import kernels as K
 from gamut.solvers.poker_dice.ranking import seat_policy, seat_turn, solve_ranking
+from tests.chance import apply_sampled_chance
 
 
 def _contains(big, small):
@@ -70,8 +71,7 @@ def test_two_seat_shares_match_simulated_games_with_the_solved_policies():
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                apply_sampled_chance(state, rng)
                 continue
             st = state.state
             if st[K.S_PLAYER] == 0:

@@ -11,6 +11,7 @@ from gamut.solvers.poker_dice.bots import make_bot
 from gamut.solvers.poker_dice.dp import turn_levels
 from gamut.solvers.poker_dice.simulate import optimal_action, optimal_scores
 from gamut.solvers.poker_dice.solution import solve
+from tests.chance import apply_sampled_chance
 
 
 @pytest.fixture(autouse=True)
@@ -31,8 +32,7 @@ def test_numba_policy_equals_the_advisor(variant, tmp_path):
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                apply_sampled_chance(state, rng)
                 continue
             st = state.state
             G, L2, _ = turn_levels(t, solution.layout, solution.values,

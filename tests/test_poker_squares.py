@@ -12,6 +12,7 @@ from gamut.envs import hands
 from gamut.envs.cards import parse_cards
 from gamut.envs.poker_squares import game as G
 from gamut.envs.poker_squares import kernels as K
+from tests.chance import apply_sampled_chance
 from tests.test_hands import reference_value
 
 AMERICAN = np.array(G.POINT_SYSTEMS["american"])
@@ -181,8 +182,7 @@ def test_python_mcts_and_evaluate_bots_run():
     state = game.new_initial_state()
     while not state.is_terminal():
         if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            apply_sampled_chance(state, rng)
         else:
             state.apply_action(bot.step(state))
     assert len(state.returns()) == 2 and sum(state.returns()) == 0

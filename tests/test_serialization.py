@@ -13,6 +13,7 @@ import gamut.envs  # noqa: F401  (registers the games)
 from gamut.envs.serialization import deserialize_state, serialize_state
 from gamut.envs.versions import game_variants
 
+from tests.chance import apply_sampled_chance
 from tests.pickle_payload import PAYLOAD_RUNS, Payload
 
 VARIANTS = [v for variants in game_variants().values() for v in variants]
@@ -30,8 +31,7 @@ def _random_play(game, rng, stop_after=None) -> pyspiel.State:
     moves = 0
     while not state.is_terminal() and (stop_after is None or moves < stop_after):
         if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            apply_sampled_chance(state, rng)
         else:
             state.apply_action(int(rng.choice(state.legal_actions())))
         moves += 1

@@ -9,6 +9,7 @@ import pyspiel
 import pytest
 
 from gamut.experiments.terminal_play import HELP, PlaySession, TableView, register_view
+from tests.chance import apply_sampled_chance
 
 GAMUT = str(Path(sys.executable).parent / "gamut")
 
@@ -120,8 +121,7 @@ def _random_dice_state(game_string, seed, stop_after=None):
     state = game.new_initial_state()
     while not state.is_terminal() and (stop_after is None or len(state.history()) < stop_after):
         if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            apply_sampled_chance(state, rng)
         else:
             legal = state.legal_actions()
             state.apply_action(legal[rng.integers(len(legal))])
@@ -371,8 +371,7 @@ def _palace_after_call(seed):
     state = game.new_initial_state()
     while not state.is_terminal():
         if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            apply_sampled_chance(state, rng)
             continue
         legal = state.legal_actions()
         names = {state.action_to_string(state.current_player(), a): a for a in legal}
@@ -451,8 +450,7 @@ def _palace_3(game):
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                apply_sampled_chance(state, rng)
                 continue
             legal = state.legal_actions()
             names = {state.action_to_string(state.current_player(), a): a for a in legal}
@@ -565,8 +563,7 @@ def test_palace_showdown_shows_every_hand_still_in_best_first():
     state = game.new_initial_state()
     while not state.is_terminal():  # everyone stays: a quiet round ends the hand with a showdown
         if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            apply_sampled_chance(state, rng)
             continue
         names = {state.action_to_string(state.current_player(), a): a for a in state.legal_actions()}
         before, actor = state.clone(), state.current_player()
