@@ -29,8 +29,7 @@ All randomness comes from one NumPy generator seeded by ``seed``.
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,11 +38,11 @@ from gamut.envs.vector import make_vector
 from gamut.solvers.rl import rollout
 from gamut.solvers.rl.evaluation import network_input, uses_info_state
 from gamut.solvers.rl.networks import MASKED_LOGIT, forward, init_mlp, masked_log_softmax, sample_masked
-from gamut.solvers.rl.ppo import _check_same_shapes, _load_step, _step_arrays
+from gamut.solvers.rl.ppo import Hyperparameters, _check_same_shapes, _load_step, _step_arrays
 
 
 @dataclass(frozen=True)
-class NFSPConfig:
+class NFSPConfig(Hyperparameters):
     """Hyperparameters of :class:`NFSPTrainer` (those of the NFSP paper's Leduc runs, scaled to batches)."""
 
     num_envs: int = 64
@@ -59,22 +58,16 @@ class NFSPConfig:
     batch_size: int = 128
     min_buffer: int = 1_000
     target_every: int = 300
+    NAME = "NFSP"
 
     def __post_init__(self):
-        for name in ("num_envs", "replay_size", "reservoir_size", "epsilon_decay_steps", "batch_size",
-                     "min_buffer", "target_every"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"NFSP {name} must be >= 1, got {getattr(self, name)}")
+        self._require_whole(("num_envs", "replay_size", "reservoir_size", "epsilon_decay_steps", "batch_size",
+                             "min_buffer", "target_every"))
         if not 0 < self.anticipatory <= 1:
             raise ValueError(f"NFSP anticipatory must lie in (0, 1], got {self.anticipatory}")
         if not 0 <= self.epsilon_end <= self.epsilon_start <= 1:
             raise ValueError("NFSP needs 0 <= epsilon_end <= epsilon_start <= 1")
-        if not self.hidden or any(int(h) < 1 for h in self.hidden):
-            raise ValueError(f"NFSP hidden sizes must be positive, got {self.hidden}")
-        object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
-
-    def as_dict(self) -> dict:
-        return json.loads(json.dumps(asdict(self)))
+        self._normalise_hidden()
 
 
 def _q_loss(q_params, target_params, batch):

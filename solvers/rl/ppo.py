@@ -40,8 +40,27 @@ from gamut.solvers.rl.evaluation import network_input, uses_info_state
 from gamut.solvers.rl.networks import MASKED_LOGIT, forward, init_mlp, masked_log_softmax, sample_masked
 
 
+class Hyperparameters:
+    """Checks and JSON form shared by the algorithms' frozen config dataclasses (``NAME`` prefixes errors)."""
+
+    NAME = ""
+
+    def _require_whole(self, names) -> None:
+        for name in names:
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{self.NAME} {name} must be >= 1, got {getattr(self, name)}")
+
+    def _normalise_hidden(self) -> None:
+        if not self.hidden or any(int(h) < 1 for h in self.hidden):
+            raise ValueError(f"{self.NAME} hidden sizes must be positive, got {self.hidden}")
+        object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
+
+    def as_dict(self) -> dict:
+        return json.loads(json.dumps(asdict(self)))
+
+
 @dataclass(frozen=True)
-class PPOConfig:
+class PPOConfig(Hyperparameters):
     """Hyperparameters of :class:`PPOTrainer` (defaults suit the dice games)."""
 
     num_envs: int = 128
@@ -56,25 +75,19 @@ class PPOConfig:
     entropy: float = 0.01
     value_coef: float = 0.5
     max_grad_norm: float = 0.5
+    NAME = "PPO"
 
     def __post_init__(self):
-        for name in ("num_envs", "rollout", "epochs", "minibatches"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"PPO {name} must be >= 1, got {getattr(self, name)}")
+        self._require_whole(("num_envs", "rollout", "epochs", "minibatches"))
         if (self.num_envs * self.rollout) % self.minibatches:
             raise ValueError(f"PPO minibatches ({self.minibatches}) must divide num_envs x rollout "
                              f"({self.num_envs * self.rollout})")
-        if not self.hidden or any(int(h) < 1 for h in self.hidden):
-            raise ValueError(f"PPO hidden sizes must be positive, got {self.hidden}")
+        self._normalise_hidden()
         for name in ("learning_rate", "clip", "max_grad_norm"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"PPO {name} must be > 0, got {getattr(self, name)}")
         if not (0 <= self.gamma <= 1 and 0 <= self.lam <= 1):
             raise ValueError(f"PPO gamma and lam must lie in [0, 1], got {self.gamma} and {self.lam}")
-        object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
-
-    def as_dict(self) -> dict:
-        return json.loads(json.dumps(asdict(self)))
 
 
 def _loss(params, batch, config: PPOConfig):
