@@ -11,7 +11,7 @@ pytest.importorskip("optax")
 
 import gamut.envs  # noqa: E402,F401  (registers the games)
 from gamut.solvers.rl.checkpoint import RLFileError, load_checkpoint, load_weights, save_checkpoint  # noqa: E402
-from gamut.solvers.rl.evaluation import play_against_random  # noqa: E402
+from gamut.solvers.rl.evaluation import play_against  # noqa: E402
 from gamut.solvers.rl.training import make_trainer, train  # noqa: E402
 from gamut.solvers.stats import mean_ci  # noqa: E402
 
@@ -25,10 +25,10 @@ TINY_NFSP = {"num_envs": 8, "hidden": "16", "replay_size": 500, "reservoir_size"
 def test_a_short_ppo_run_beats_random_play_on_the_small_poke_deal():
     trainer = make_trainer("ppo", SMALL_POKE, 3, {"num_envs": 64, "rollout": 16, "hidden": "64",
                                                  "learning_rate": 0.003, "epochs": 2, "minibatches": 2})
-    before = mean_ci(play_against_random(SMALL_POKE, trainer.act_greedy, 2000, seed=5))
+    before = mean_ci(play_against(SMALL_POKE, trainer.act_greedy, 2000, seed=5))
     for _ in range(10):
         trainer.train_update()
-    after = mean_ci(play_against_random(SMALL_POKE, trainer.act_greedy, 2000, seed=5))
+    after = mean_ci(play_against(SMALL_POKE, trainer.act_greedy, 2000, seed=5))
     # Untrained greedy play is about even with random (-6.9 points, CI -16 .. 2); ten updates
     # (10,240 decisions, fixed seed) reach about +84. Points range over -300 .. 300 per deal.
     assert after.ci95_low > before.ci95_high + 30
@@ -140,6 +140,8 @@ def test_cli_trains_resumes_and_refuses_bad_checkpoints(tmp_path, capsys):
     ("poker_dice(variant=yacht12,players=1)", "ppo", ["--resume"], "no checkpoint"),
     ("poker_dice(variant=yacht12,players=1)", "ppo", ["--steps", "0"], "expected a whole number"),
     ("poker_dice(variant=nope)", "ppo", [], "--game"),
+    ("poker_dice(variant=yacht12,players=1)", "ppo", ["--eval-opponent", "heuristic"], "poker_dice has no heuristic"),
+    ("palace_poker(players=4)", "ppo", ["--eval-opponent", "ismcts"], "invalid choice: 'ismcts'"),
 ])
 def test_cli_refuses_bad_flags_before_any_work(game, algo, flags, message, tmp_path, capsys):
     status, _, err = _cli(capsys, "--game", game, "--algo", algo, "--out", str(tmp_path / "o"), *flags)

@@ -38,6 +38,9 @@ def register(subparsers) -> None:
                         help="evaluate (and checkpoint) every STEPS steps (default: a tenth of --steps)")
     parser.add_argument("--eval-games", type=whole(2), default=1000,
                         help="games of each periodic evaluation (default: %(default)s)")
+    parser.add_argument("--eval-opponent", choices=("random", "heuristic"), default="random",
+                        help="who plays the other seats of every evaluation of a multi-player game: uniform "
+                             "random play or the game's heuristic (Poke, Palace Poker) (default: %(default)s)")
     parser.add_argument("--final-games", type=whole(2), default=10_000,
                         help="games of the final evaluation (default: %(default)s)")
     parser.add_argument("--exploitability", action="store_true",
@@ -89,6 +92,12 @@ def run_train(args: argparse.Namespace) -> int:
             check_exploitability_game(game)
         except ValueError as err:
             raise ValueError(f"--exploitability: {err}") from None
+    if args.eval_opponent == "heuristic" and game.get_type().short_name not in ("poke", "palace_poker"):
+        raise ValueError(f"--eval-opponent heuristic: {game.get_type().short_name} has no heuristic; "
+                         "Poke and Palace Poker have one")
+    if args.resume and found.get("eval_opponent", "random") != args.eval_opponent:
+        raise ValueError(f"--eval-opponent: the checkpoint {checkpoint} was evaluated against "
+                         f"{found.get('eval_opponent', 'random')}; one curve takes one evaluation opponent")
     try:
         trainer = make_trainer(args.algo, str(game), args.seed, overrides)
     except ValueError as err:
@@ -105,6 +114,6 @@ def run_train(args: argparse.Namespace) -> int:
         summary = train(trainer, args.steps, out, resume=args.resume, eval_every=args.eval_every,
                         eval_games=args.eval_games, final_games=args.final_games,
                         exploitability=args.exploitability, checkpoint_seconds=60.0 * args.checkpoint_minutes,
-                        progress=progress)
+                        progress=progress, eval_opponent=args.eval_opponent)
     emit_result({**summary, "weights": str(out / "weights.npz")}, args.json)
     return 0

@@ -1,4 +1,4 @@
-"""Evaluating a policy network: batched games against uniform random play, and exact exploitability.
+"""Evaluating a policy network: batched games against random play or the heuristic, and exact exploitability.
 
 A policy here is a function ``act(inputs, mask) -> actions`` on whole batches
 (network inputs as :func:`gamut.solvers.rl.networks.policy_input` builds
@@ -27,21 +27,35 @@ def network_input(step, game) -> np.ndarray:
     return policy_input(tensors, step.current_player, game.num_players())
 
 
-def play_against_random(game_string: str, act, games: int, seed: int, num_envs: int = 256) -> np.ndarray:
-    """Returns float64 ``(games,)`` of the policy ``act``, one per game, the others' seats uniformly random.
+OPPONENTS = ("random", "heuristic")
+
+
+def play_against(game_string: str, act, games: int, seed: int, num_envs: int = 256,
+                        opponent: str = "random") -> np.ndarray:
+    """Returns float64 ``(games,)`` of the policy ``act``, one per game, the others' seats played by ``opponent``.
 
     In a one-player game the policy plays every game. With ``P`` players, game
     ``i`` of a row seats the policy at ``(row + i) % P``, so every seat is
     played about equally. Same seed, same games and the same returns.
+    ``opponent`` is ``random`` (uniform over the legal actions) or
+    ``heuristic``, the game's heuristic (Poke and Palace Poker,
+    :class:`gamut.solvers.rl.opponents.BatchedHeuristic`).
     """
     from gamut.envs.loading import load_game
 
+    if opponent not in OPPONENTS:
+        raise ValueError(f"unknown evaluation opponent {opponent!r}; choose from {', '.join(OPPONENTS)}")
     game = load_game(game_string)
     env = make_vector(game, max(1, min(num_envs, games)), seed=seed, info_state=uses_info_state(game))
-    return _play(env, act, games, seed)
+    heuristic = None
+    if opponent == "heuristic" and game.num_players() > 1:
+        from gamut.solvers.rl.opponents import BatchedHeuristic
+
+        heuristic = BatchedHeuristic(game, seed)
+    return _play(env, act, games, seed, heuristic)
 
 
-def _play(env, act, games: int, seed: int) -> np.ndarray:
+def _play(env, act, games: int, seed: int, heuristic=None) -> np.ndarray:
     game = env.game
     players = game.num_players()
     n = env.num_envs
@@ -57,7 +71,10 @@ def _play(env, act, games: int, seed: int) -> np.ndarray:
         actions = np.zeros(n, np.int64)
         if learner.any():
             actions[learner] = act(network_input(step, game)[learner], step.legal_mask[learner])
-        if players > 1:
+        if heuristic is not None:
+            others = np.flatnonzero(~learner)
+            actions[others] = heuristic.actions(env.states, others)
+        elif players > 1:
             random_legal_actions(step.legal_mask, streams, random_actions)
             actions = np.where(learner, actions, random_actions)
         step = env.step(actions)

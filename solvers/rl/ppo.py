@@ -16,6 +16,13 @@ takes ``epochs x minibatches`` clipped-objective Adam steps (optax).
   seat's one-hot, so the network can tell the seats apart while every game
   trains all of them. Each player's transitions are credited with that
   player's own return.
+- **Heuristic seats** (``heuristic_share > 0``, Poke and Palace Poker): at
+  the start of every game one seat is the learner's and each other seat is
+  played by the game's heuristic with probability ``heuristic_share``
+  (:mod:`gamut.solvers.rl.opponents`), else by the learner too. The
+  heuristic's moves shape the learner's games but are not trained on: the
+  loss averages over the learner's transitions only. With the default 0 the
+  run is pure self-play.
 - **Rewards** are divided by the game's largest absolute utility, so returns lie in
   [-1, 1] whatever the game's units.
 
@@ -37,6 +44,7 @@ from gamut.envs.loading import load_game
 from gamut.envs.vector import make_vector
 from gamut.solvers.rl import rollout
 from gamut.solvers.rl.evaluation import network_input, uses_info_state
+from gamut.solvers.rl.opponents import BatchedHeuristic, draw_tables
 from gamut.solvers.rl.networks import MASKED_LOGIT, forward, init_mlp, masked_log_softmax, sample_masked
 
 
@@ -75,6 +83,7 @@ class PPOConfig(Hyperparameters):
     entropy: float = 0.01
     value_coef: float = 0.5
     max_grad_norm: float = 0.5
+    heuristic_share: float = 0.0
     NAME = "PPO"
 
     def __post_init__(self):
@@ -88,24 +97,37 @@ class PPOConfig(Hyperparameters):
                 raise ValueError(f"PPO {name} must be > 0, got {getattr(self, name)}")
         if not (0 <= self.gamma <= 1 and 0 <= self.lam <= 1):
             raise ValueError(f"PPO gamma and lam must lie in [0, 1], got {self.gamma} and {self.lam}")
+        if not 0 <= self.heuristic_share < 1:
+            raise ValueError(f"PPO heuristic_share must lie in [0, 1) (a seat of every game is the learner's), "
+                             f"got {self.heuristic_share}")
 
 
 def _loss(params, batch, config: PPOConfig):
+    """Clipped PPO loss of a minibatch; with ``batch["weight"]`` (heuristic seats) only weight-1 rows count."""
     import jax
     import jax.numpy as jnp
+
+    weight = batch.get("weight")
+
+    def mean(x):
+        return jnp.mean(x) if weight is None else jnp.sum(weight * x) / jnp.maximum(jnp.sum(weight), 1.0)
 
     logits = forward(params, "pi", batch["inputs"], jnp)
     logits = jnp.where(batch["mask"], logits, MASKED_LOGIT)
     logp_all = jax.nn.log_softmax(logits)
     logp = jnp.take_along_axis(logp_all, batch["actions"][:, None], axis=1)[:, 0]
     adv = batch["advantages"]
-    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    if weight is None:
+        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    else:
+        centred = adv - mean(adv)
+        adv = centred / (jnp.sqrt(mean(centred ** 2)) + 1e-8)
     ratio = jnp.exp(logp - batch["logp"])
     clipped = jnp.clip(ratio, 1.0 - config.clip, 1.0 + config.clip)
-    policy_loss = -jnp.mean(jnp.minimum(ratio * adv, clipped * adv))
-    entropy = -jnp.mean(jnp.sum(jnp.where(batch["mask"], jnp.exp(logp_all) * logp_all, 0.0), axis=1))
+    policy_loss = -mean(jnp.minimum(ratio * adv, clipped * adv))
+    entropy = -mean(jnp.sum(jnp.where(batch["mask"], jnp.exp(logp_all) * logp_all, 0.0), axis=1))
     value = forward(params, "v", batch["inputs"], jnp)[:, 0]
-    value_loss = 0.5 * jnp.mean((value - batch["targets"]) ** 2)
+    value_loss = 0.5 * mean((value - batch["targets"]) ** 2)
     return policy_loss + config.value_coef * value_loss - config.entropy * entropy
 
 
@@ -138,6 +160,12 @@ class PPOTrainer:
         self.env = make_vector(self.game, self.config.num_envs, seed=int(seeds[1]),
                                info_state=uses_info_state(self.game))
         self.step = self.env.reset()
+        self.heuristic = None
+        if self.config.heuristic_share > 0:
+            if self.num_players < 2:
+                raise ValueError(f"PPO heuristic_share needs a multi-player game, not {self.game_string}")
+            self.heuristic = BatchedHeuristic(self.game, int(seeds[1]))
+            self.tables = draw_tables(self.rng, self.config.num_envs, self.num_players, self.config.heuristic_share)
         width = network_input(self.step, self.game).shape[1]
         hidden = list(self.config.hidden)
         self.params = {**init_mlp("pi", [width, *hidden, self.game.num_distinct_actions()], self.rng, 0.01),
@@ -183,17 +211,28 @@ class PPOTrainer:
         players = np.zeros((steps, n), np.int64)
         terminated = np.zeros((steps, n), np.bool_)
         returns = np.zeros((steps, n, self.num_players), np.float32)
+        learner = np.ones((steps, n), np.bool_)
         finished = []
         for t in range(steps):
             x = network_input(self.step, self.game)
             logits, value = self._heads(self.params, x)
             act, logp = sample_masked(np.asarray(logits), self.step.legal_mask, self.rng)
+            if self.heuristic is not None:
+                learner[t] = ~self.tables[np.arange(n), self.step.current_player]
+                bots = np.flatnonzero(~learner[t])
+                act[bots] = self.heuristic.actions(self.env.states, bots)
             inputs[t], masks[t], actions[t], logps[t] = x, self.step.legal_mask, act, logp
             values[t], players[t] = np.asarray(value), self.step.current_player
             self.step = self.env.step(act)
             terminated[t] = self.step.terminated
             returns[t] = self.step.returns / self.reward_scale
-            finished.extend(self.step.returns[self.step.terminated, 0].tolist())
+            if self.heuristic is None:
+                finished.extend(self.step.returns[self.step.terminated, 0].tolist())
+            else:
+                ended = np.flatnonzero(self.step.terminated)
+                seat = np.argmin(self.tables[ended], axis=1)  # the learner's first seat at each ended table
+                finished.extend(self.step.returns[ended, seat].tolist())
+                self.tables[ended] = draw_tables(self.rng, len(ended), self.num_players, cfg.heuristic_share)
         reward, done, next_index = rollout.player_chains(players, terminated, returns)
         # A chain cut by the batch's end is bootstrapped with the value of its last state:
         # the player's next decision is not in the batch (only the row's next mover is).
@@ -202,6 +241,8 @@ class PPOTrainer:
         flat = {"inputs": inputs.reshape(steps * n, -1), "mask": masks.reshape(steps * n, -1),
                 "actions": actions.reshape(-1), "logp": logps.reshape(-1),
                 "advantages": advantages.reshape(-1), "targets": targets.reshape(-1)}
+        if self.heuristic is not None:
+            flat["weight"] = learner.reshape(-1).astype(np.float32)
         size = steps * n // cfg.minibatches
         for _ in range(cfg.epochs):
             order = self.rng.permutation(steps * n)
@@ -232,6 +273,9 @@ class PPOTrainer:
         arrays.update({f"opt/{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)})
         arrays.update({f"env/{k}": v for k, v in rollout.env_arrays(self.env).items()})
         arrays.update(_step_arrays(self.step))
+        if self.heuristic is not None:
+            arrays["tables"] = self.tables.copy()
+            arrays.update({f"heuristic/{k}": v for k, v in self.heuristic.state().items()})
         info = {"steps": self.steps, "updates": self.updates, "rng": self.rng.bit_generator.state,
                 "finished_returns": self.finished_returns}
         return info, arrays
@@ -246,8 +290,15 @@ class PPOTrainer:
         saved = [arrays.get(f"opt/{i}") for i in range(len(leaves))]
         if any(s is None or np.shape(s) != np.shape(leaf) for s, leaf in zip(saved, leaves)):
             raise ValueError("the optimizer state does not match this configuration")
+        tables = arrays.get("tables")
+        if self.heuristic is not None and (tables is None or tables.shape != self.tables.shape):
+            raise ValueError("the saved heuristic seats do not match this run")
         rollout.restore_env(self.env, {k[len("env/"):]: v for k, v in arrays.items() if k.startswith("env/")})
         self.step = _load_step(arrays, self.step)
+        if self.heuristic is not None:
+            self.heuristic.load_state({k[len("heuristic/"):]: v for k, v in arrays.items()
+                                       if k.startswith("heuristic/")})
+            self.tables = tables.astype(np.bool_)
         self.params = params
         self.opt_state = jax.tree_util.tree_unflatten(treedef, [jax.numpy.asarray(s) for s in saved])
         self.rng.bit_generator.state = info["rng"]

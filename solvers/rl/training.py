@@ -16,7 +16,7 @@ output folder:
 
 The evaluation is the mean return of the policy (greedy for PPO, the sampled
 average policy for NFSP) with a 95% CI, against uniformly random seats in a
-multi-player game; with ``exploitability=True`` on a small two-player
+multi-player game (or the game's heuristic, ``eval_opponent="heuristic"``); with ``exploitability=True`` on a small two-player
 zero-sum game the exact exploitability of the policy is added.
 """
 
@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gamut.solvers.rl.checkpoint import load_checkpoint, save_checkpoint, save_weights
-from gamut.solvers.rl.evaluation import exact_exploitability, play_against_random, uses_info_state
+from gamut.solvers.rl.checkpoint import RLFileError, checkpoint_identity, load_checkpoint, save_checkpoint, save_weights
+from gamut.solvers.rl.evaluation import exact_exploitability, play_against, uses_info_state
 from gamut.solvers.stats import mean_ci
 
 ALGORITHMS = ("ppo", "nfsp")
@@ -72,10 +72,11 @@ def make_trainer(algorithm: str, game_string: str, seed: int = 0, overrides: dic
     return Trainer(game_string, seed, Config(**overrides))
 
 
-def evaluate(trainer, games: int, seed: int, exploitability: bool = False, tree=None) -> dict:
+def evaluate(trainer, games: int, seed: int, exploitability: bool = False, tree=None,
+             opponent: str = "random") -> dict:
     """One curve row of ``trainer``'s current policy (``seconds`` left for the caller)."""
     act = trainer.act_greedy if trainer.algorithm == "ppo" else trainer.act_sampled
-    returns = play_against_random(trainer.game_string, act, games, seed)
+    returns = play_against(trainer.game_string, act, games, seed, opponent=opponent)
     est = mean_ci(returns)
     row = {"steps": trainer.steps, "mean_return": est.value, "ci95_low": est.ci95_low,
            "ci95_high": est.ci95_high, "n": est.n, "exploitability": None}
@@ -98,12 +99,15 @@ def check_exploitability_game(game, max_nodes: int = 2_000_000):
 
 def train(trainer, steps: int, out: str | os.PathLike, *, resume: bool = False, eval_every: int | None = None,
           eval_games: int = 1000, final_games: int | None = None, exploitability: bool = False,
-          checkpoint_seconds: float = 300.0, progress=None, stop_after_seconds: float | None = None) -> dict:
+          checkpoint_seconds: float = 300.0, progress=None, stop_after_seconds: float | None = None,
+          eval_opponent: str = "random") -> dict:
     """Train ``trainer`` to ``steps`` total steps, writing into the folder ``out``; returns the summary.
 
     ``progress(steps_done, row, finished)`` is called after every update
     (``row``: the last curve row; ``finished``: player 0's returns of the games
-    that ended in the update). ``stop_after_seconds`` ends the run early at an update
+    that ended in the update). ``eval_opponent`` (``random`` or ``heuristic``)
+    plays the other seats of every evaluation; a resumed run keeps its own.
+    ``stop_after_seconds`` ends the run early at an update
     boundary after a checkpoint (as a kill would, but cleanly). Returns
     ``{final_mean_return, ci95_low, ci95_high, n, steps, seconds}`` (plus
     ``exploitability`` when asked) from ``final_games`` fresh games.
@@ -116,14 +120,22 @@ def train(trainer, steps: int, out: str | os.PathLike, *, resume: bool = False, 
     tree = check_exploitability_game(trainer.game) if exploitability else None
     history, seconds = [], 0.0
     if resume:
+        saved_opponent = checkpoint_identity(checkpoint).get("eval_opponent", "random")
+        if saved_opponent != eval_opponent:
+            raise RLFileError(f"checkpoint {checkpoint} was evaluated against {saved_opponent}, this run against "
+                              f"{eval_opponent}: one curve takes one evaluation opponent")
         header = load_checkpoint(checkpoint, trainer)
         history, seconds = header["history"], float(header["seconds"])
+
+    def evaluate_now(games: int, seed: int) -> dict:
+        return evaluate(trainer, games, seed, exploitability, tree, eval_opponent)
+
     if not history:
-        history.append({**evaluate(trainer, eval_games, eval_seed, exploitability, tree), "seconds": 0.0})
+        history.append({**evaluate_now(eval_games, eval_seed), "seconds": 0.0})
 
     def save(weights: bool = True) -> None:
         # Weights go out only beside an evaluation of those very parameters.
-        save_checkpoint(checkpoint, trainer, {"history": history, "seconds": seconds})
+        save_checkpoint(checkpoint, trainer, {"history": history, "seconds": seconds, "eval_opponent": eval_opponent})
         _write_curve(out / "curve.csv", history)
         if not weights:
             return
@@ -131,7 +143,7 @@ def train(trainer, steps: int, out: str | os.PathLike, *, resume: bool = False, 
         _save_weights(out / "weights.npz", trainer, {
             "final_mean_return": last["mean_return"], "ci95_low": last["ci95_low"], "ci95_high": last["ci95_high"],
             "n": last["n"], "steps": last["steps"], "seconds": last["seconds"],
-            "exploitability": last["exploitability"]}, history)
+            "exploitability": last["exploitability"]}, history, eval_opponent)
 
     if not resume:
         save()
@@ -143,7 +155,7 @@ def train(trainer, steps: int, out: str | os.PathLike, *, resume: bool = False, 
         trainer.train_update()
         seconds += time.perf_counter() - t0
         if trainer.steps >= next_eval or trainer.steps >= steps:
-            history.append({**evaluate(trainer, eval_games, eval_seed, exploitability, tree), "seconds": seconds})
+            history.append({**evaluate_now(eval_games, eval_seed), "seconds": seconds})
             next_eval = (trainer.steps // eval_every + 1) * eval_every
             save()
             last_save = time.perf_counter()
@@ -156,16 +168,16 @@ def train(trainer, steps: int, out: str | os.PathLike, *, resume: bool = False, 
             save(weights=False)
             break
     final_games = final_games or eval_games
-    final = evaluate(trainer, final_games, eval_seed ^ 0xF1A1, exploitability, tree)
+    final = evaluate_now(final_games, eval_seed ^ 0xF1A1)
     summary = {"final_mean_return": final["mean_return"], "ci95_low": final["ci95_low"],
                "ci95_high": final["ci95_high"], "n": final["n"], "steps": trainer.steps, "seconds": seconds}
     if exploitability:
         summary["exploitability"] = final["exploitability"]
-    _save_weights(out / "weights.npz", trainer, summary, history)
+    _save_weights(out / "weights.npz", trainer, summary, history, eval_opponent)
     return summary
 
 
-def _save_weights(path: Path, trainer, evaluation: dict, history: list[dict]) -> None:
+def _save_weights(path: Path, trainer, evaluation: dict, history: list[dict], opponent: str) -> None:
     """The policy with its training's metadata; ``evaluation`` is the latest one (of the saved parameters)."""
     save_weights(path, trainer.policy_arrays(), {
         "algorithm": trainer.algorithm, "game": trainer.game_string,
@@ -174,7 +186,7 @@ def _save_weights(path: Path, trainer, evaluation: dict, history: list[dict]) ->
         "policy": "greedy" if trainer.algorithm == "ppo" else "sampled",
         "seed": trainer.seed, "config": trainer.config_dict(),
         "budget": {"steps": trainer.steps, "seconds": evaluation["seconds"], "cores": len(os.sched_getaffinity(0))},
-        "evaluation": evaluation, "curve": history,
+        "evaluation": evaluation, "evaluation_opponent": opponent, "curve": history,
     })
 
 

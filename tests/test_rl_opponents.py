@@ -1,0 +1,163 @@
+"""The heuristic seated in PPO's self-play: same moves as its bot, tables, loss, resume, evaluation."""
+
+import numpy as np
+import pyspiel
+import pytest
+
+import gamut.envs  # noqa: F401  (registers the games)
+from gamut.solvers.bots import make_bot
+from gamut.solvers.rl.opponents import BatchedHeuristic, draw_tables
+from tests.chance import apply_sampled_chance
+
+
+def _decision_states(game_string: str, count: int, seed: int) -> list:
+    """``count`` decision states of random games (uniform legal moves, sampled chance)."""
+    game = pyspiel.load_game(game_string)
+    rng = np.random.default_rng(seed)
+    states = []
+    while len(states) < count:
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(states) < count:
+            if state.is_chance_node():
+                apply_sampled_chance(state, rng)
+                continue
+            states.append(state.clone())
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    return states
+
+
+@pytest.mark.parametrize("game_string", ["poke(mode=deal)", "poke(hand_size=2,mode=deal,num_ranks=3,num_suits=2)",
+                                         "palace_poker(players=4)", "palace_poker(players=2,betting=no_limit)"])
+def test_the_batched_heuristic_moves_as_its_bot_in_every_state(game_string):
+    states = _decision_states(game_string, 150, seed=11)
+    game = states[0].get_game()
+    batch = np.stack([s.state for s in states])
+    for i, state in enumerate(states):
+        # A fresh generator per state on both sides: the Palace Poker heuristic samples palaces.
+        bot = make_bot(game, "heuristic", player=state.current_player(), seed=100 + i)
+        batched = BatchedHeuristic(game, 100 + i).actions(batch, np.array([i]))
+        assert batched[0] == bot.step(state), (i, str(state))
+
+
+def test_a_game_without_a_heuristic_is_refused():
+    with pytest.raises(ValueError, match="poker_squares has no heuristic.*poke, palace_poker"):
+        BatchedHeuristic(pyspiel.load_game("poker_squares"), 0)
+
+
+def test_tables_keep_one_learner_seat_and_seat_the_heuristic_at_the_share():
+    tables = draw_tables(np.random.default_rng(0), 20_000, 4, 0.5)
+    assert tables.shape == (20_000, 4) and (~tables).any(axis=1).all()
+    # Each of the three other seats is the heuristic's with probability 1/2: 1.5 seats a table.
+    assert abs(tables.sum(axis=1).mean() - 1.5) < 0.03
+    assert not draw_tables(np.random.default_rng(0), 100, 4, 0.0).any()
+
+
+def test_the_loss_ignores_the_heuristic_s_transitions():
+    jnp = pytest.importorskip("jax.numpy")
+    from gamut.solvers.rl.networks import init_mlp
+    from gamut.solvers.rl.ppo import PPOConfig, _loss
+
+    rng = np.random.default_rng(3)
+    params = {**init_mlp("pi", [6, 8, 4], rng, 0.5), **init_mlp("v", [6, 8, 1], rng, 1.0)}
+    n = 40
+    batch = {"inputs": rng.normal(size=(n, 6)).astype(np.float32), "mask": rng.random((n, 4)) < 0.8,
+             "actions": np.zeros(n, np.int64), "logp": rng.normal(size=n).astype(np.float32) - 2,
+             "advantages": rng.normal(size=n).astype(np.float32), "targets": rng.normal(size=n).astype(np.float32)}
+    batch["mask"][:, 0] = True
+    weight = (rng.random(n) < 0.6).astype(np.float32)
+    kept = {k: v[weight == 1] for k, v in batch.items()}
+    config = PPOConfig()
+    with_garbage = {**{k: v.copy() for k, v in batch.items()}, "weight": weight}
+    for key in ("advantages", "targets", "logp"):  # what the heuristic's rows hold must not matter
+        with_garbage[key][weight == 0] = 1e3
+    expected = float(_loss(params, {k: jnp.asarray(v) for k, v in kept.items()}, config))
+    found = float(_loss(params, {k: jnp.asarray(v) for k, v in with_garbage.items()}, config))
+    assert found == pytest.approx(expected, rel=1e-5)
+
+
+def test_ppo_with_heuristic_seats_plays_the_heuristic_and_resumes_exactly(tmp_path):
+    pytest.importorskip("optax")
+    from gamut.solvers.rl.checkpoint import load_checkpoint, save_checkpoint
+    from gamut.solvers.rl.training import make_trainer
+
+    game = "poke(hand_size=2,mode=deal,num_ranks=3,num_suits=2)"
+    settings = {"num_envs": 16, "rollout": 8, "hidden": "16", "minibatches": 2, "epochs": 2, "heuristic_share": 0.6}
+    straight = make_trainer("ppo", game, 5, settings)
+    assert straight.tables.any() and (~straight.tables).any(axis=1).all()
+    for _ in range(2):
+        straight.train_update()
+    save_checkpoint(tmp_path / "c.npz", straight)
+    for _ in range(2):
+        straight.train_update()
+    resumed = make_trainer("ppo", game, 5, settings)
+    load_checkpoint(tmp_path / "c.npz", resumed)
+    for _ in range(2):
+        resumed.train_update()
+    np.testing.assert_array_equal(straight.tables, resumed.tables)
+    for key, value in straight.params.items():
+        np.testing.assert_array_equal(value, resumed.params[key], err_msg=key)
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"heuristic_share": 1.0}, "heuristic_share must lie in \\[0, 1\\)"),
+    ({"heuristic_share": -0.1}, "heuristic_share must lie in \\[0, 1\\)"),
+])
+def test_bad_heuristic_shares_are_refused(settings, message):
+    from gamut.solvers.rl.ppo import PPOConfig
+
+    with pytest.raises(ValueError, match=message):
+        PPOConfig(**settings)
+
+
+def test_heuristic_seats_need_a_game_with_a_heuristic():
+    pytest.importorskip("optax")
+    from gamut.solvers.rl.training import make_trainer
+
+    with pytest.raises(ValueError, match="needs a multi-player game"):
+        make_trainer("ppo", "poker_dice(variant=yacht12,players=1)", 0, {"heuristic_share": 0.5})
+    with pytest.raises(ValueError, match="poker_dice has no heuristic"):
+        make_trainer("ppo", "poker_dice(variant=classic,players=2)", 0, {"heuristic_share": 0.5})
+
+
+def test_a_checkpoint_from_before_a_setting_existed_resumes_at_its_default(tmp_path):
+    pytest.importorskip("optax")
+    from gamut.solvers.hashed_npz import write_hashed_npz
+    from gamut.solvers.rl.checkpoint import CHECKPOINT_FORMAT, RLFileError, load_checkpoint, read_verified, \
+        save_checkpoint
+    from gamut.solvers.rl.training import make_trainer
+
+    game = "poker_dice(variant=yacht12,players=1)"
+    tiny = {"num_envs": 8, "rollout": 4, "hidden": "8", "minibatches": 2, "epochs": 1}
+    trainer = make_trainer("ppo", game, 2, tiny)
+    trainer.train_update()
+    save_checkpoint(tmp_path / "new.npz", trainer)
+    header, arrays = read_verified(tmp_path / "new.npz", CHECKPOINT_FORMAT)
+    del header["config"]["ppo"]["heuristic_share"]
+    old = {k: v for k, v in header.items() if k not in ("digests", "header_sha256")}
+    write_hashed_npz(tmp_path / "old.npz", old, arrays)
+    resumed = make_trainer("ppo", game, 2, tiny)
+    load_checkpoint(tmp_path / "old.npz", resumed)
+    assert resumed.steps == trainer.steps
+    for key, value in trainer.params.items():
+        np.testing.assert_array_equal(value, resumed.params[key], err_msg=key)
+    with pytest.raises(RLFileError, match="belongs to another run: config"):
+        load_checkpoint(tmp_path / "old.npz", make_trainer("ppo", game, 2, {**tiny, "learning_rate": 0.01}))
+
+
+def test_evaluation_against_the_heuristic_seats_it_in_every_other_seat():
+    from gamut.solvers.rl.evaluation import play_against
+
+    game = "palace_poker(players=3)"
+    loaded = pyspiel.load_game(game)
+
+    def fold_or_first(inputs, mask):
+        return np.argmax(mask, axis=1)
+
+    vs_heuristic = play_against(game, fold_or_first, 60, seed=4, num_envs=8, opponent="heuristic")
+    vs_random = play_against(game, fold_or_first, 60, seed=4, num_envs=8)
+    assert vs_heuristic.shape == (60,) and not np.array_equal(vs_heuristic, vs_random)
+    np.testing.assert_array_equal(vs_heuristic, play_against(game, fold_or_first, 60, seed=4, num_envs=8,
+                                                             opponent="heuristic"))
+    assert loaded.min_utility() <= vs_heuristic.min() and vs_heuristic.max() <= loaded.max_utility()
+    with pytest.raises(ValueError, match="unknown evaluation opponent 'bogus'"):
+        play_against(game, fold_or_first, 10, seed=4, opponent="bogus")
