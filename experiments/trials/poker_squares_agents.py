@@ -198,7 +198,7 @@ def score_distributions_figure(table: pd.DataFrame):
         part = fixed[fixed["scoring"] == scoring]
         order = part.groupby("agent", sort=False)["score"].mean().sort_values().index
         data = [part.loc[part["agent"] == agent, "score"].to_numpy() for agent in order]
-        ax.boxplot(data, vert=False, widths=0.55, flierprops={"markersize": 3, "alpha": 0.5},
+        ax.boxplot(data, orientation="horizontal", widths=0.55, flierprops={"markersize": 3, "alpha": 0.5},
                    medianprops={"color": "black"})
         for y, scores in enumerate(data, start=1):
             est = mean_ci(scores)
