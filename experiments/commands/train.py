@@ -66,12 +66,13 @@ def run_train(args: argparse.Namespace) -> int:
     out = Path(args.out or default_out(args.algo, str(game)))
     checkpoint = out / "checkpoint.npz"
     from gamut.solvers.rl.checkpoint import checkpoint_identity
+    from gamut.solvers.rl.training import checkpoint_eval_opponent
 
     if args.resume:
         if not checkpoint.is_file():
             raise ValueError(f"--resume: there is no checkpoint {checkpoint} to resume")
         try:
-            found = checkpoint_identity(checkpoint)
+            found = {**checkpoint_identity(checkpoint), "eval_opponent": checkpoint_eval_opponent(checkpoint)}
         except ValueError as err:
             raise ValueError(f"--resume: {err}") from None
         if found["steps"] > args.steps:
@@ -95,9 +96,9 @@ def run_train(args: argparse.Namespace) -> int:
     if args.eval_opponent == "heuristic" and game.get_type().short_name not in ("poke", "palace_poker"):
         raise ValueError(f"--eval-opponent heuristic: {game.get_type().short_name} has no heuristic; "
                          "Poke and Palace Poker have one")
-    if args.resume and found.get("eval_opponent", "random") != args.eval_opponent:
+    if args.resume and found["eval_opponent"] != args.eval_opponent:
         raise ValueError(f"--eval-opponent: the checkpoint {checkpoint} was evaluated against "
-                         f"{found.get('eval_opponent', 'random')}; one curve takes one evaluation opponent")
+                         f"{found['eval_opponent']}; one curve takes one evaluation opponent")
     try:
         trainer = make_trainer(args.algo, str(game), args.seed, overrides)
     except ValueError as err:

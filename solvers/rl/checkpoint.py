@@ -67,12 +67,9 @@ def save_checkpoint(path, trainer, extra: dict | None = None) -> Path:
 
 
 def checkpoint_identity(path) -> dict:
-    """Algorithm, game, seed, configuration and steps of a verified checkpoint (and its evaluation opponent, if recorded)."""
+    """Algorithm, game, seed, configuration and steps of a verified checkpoint."""
     header, _ = read_verified(path, CHECKPOINT_FORMAT)
-    found = {**{k: header[k] for k in ("algorithm", "game", "seed", "config")}, "steps": header["state"]["steps"]}
-    if "eval_opponent" in header:
-        found["eval_opponent"] = header["eval_opponent"]
-    return found
+    return {**{k: header[k] for k in ("algorithm", "game", "seed", "config")}, "steps": header["state"]["steps"]}
 
 
 def load_checkpoint(path, trainer) -> dict:
@@ -84,7 +81,6 @@ def load_checkpoint(path, trainer) -> dict:
     """
     header, arrays = read_verified(path, CHECKPOINT_FORMAT)
     mine = _identity(trainer)
-    header["config"] = _with_defaults(header.get("config"), trainer)
     diffs = [f"{key} {header.get(key)!r} (this run: {mine[key]!r})" for key in mine if header.get(key) != mine[key]]
     if diffs:
         raise RLFileError(f"checkpoint {path} belongs to another run: " + "; ".join(diffs))
@@ -93,19 +89,6 @@ def load_checkpoint(path, trainer) -> dict:
     except (KeyError, TypeError, ValueError) as err:
         raise RLFileError(f"checkpoint {path} does not fit this run: {err}") from None
     return header
-
-
-def _with_defaults(saved, trainer):
-    """``saved`` config with the settings it lacks at their defaults.
-
-    A setting added to an algorithm after a checkpoint was written is absent
-    from it; the run it saved used what is now that setting's default, so it
-    resumes only where this run keeps the default too.
-    """
-    if not isinstance(saved, dict) or set(saved) != {trainer.algorithm}:
-        return saved
-    defaults = type(trainer.config)().as_dict()
-    return {trainer.algorithm: {**defaults, **saved[trainer.algorithm]}}
 
 
 def save_weights(path, params: dict, metadata: dict) -> Path:

@@ -52,6 +52,9 @@ class Hyperparameters:
     """Checks and JSON form shared by the algorithms' frozen config dataclasses (``NAME`` prefixes errors)."""
 
     NAME = ""
+    # Settings added after checkpoints were first written: recorded only when they differ from
+    # their default, so a file written before a setting existed still matches a run that keeps it.
+    LATER_SETTINGS: tuple = ()
 
     def _require_whole(self, names) -> None:
         for name in names:
@@ -64,7 +67,11 @@ class Hyperparameters:
         object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
 
     def as_dict(self) -> dict:
-        return json.loads(json.dumps(asdict(self)))
+        values = asdict(self)
+        for name in self.LATER_SETTINGS:
+            if values[name] == getattr(type(self), name):
+                del values[name]
+        return json.loads(json.dumps(values))
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,7 @@ class PPOConfig(Hyperparameters):
     max_grad_norm: float = 0.5
     heuristic_share: float = 0.0
     NAME = "PPO"
+    LATER_SETTINGS = ("heuristic_share",)
 
     def __post_init__(self):
         self._require_whole(("num_envs", "rollout", "epochs", "minibatches"))

@@ -29,7 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gamut.solvers.rl.checkpoint import RLFileError, checkpoint_identity, load_checkpoint, save_checkpoint, save_weights
+from gamut.solvers.rl.checkpoint import (CHECKPOINT_FORMAT, RLFileError, load_checkpoint, read_verified,
+                                        save_checkpoint, save_weights)
 from gamut.solvers.rl.evaluation import exact_exploitability, play_against, uses_info_state
 from gamut.solvers.stats import mean_ci
 
@@ -85,6 +86,11 @@ def evaluate(trainer, games: int, seed: int, exploitability: bool = False, tree=
     return row
 
 
+def checkpoint_eval_opponent(path) -> str:
+    """The evaluation opponent of a verified checkpoint (``random`` for one written before there was a choice)."""
+    return read_verified(path, CHECKPOINT_FORMAT)[0].get("eval_opponent", "random")
+
+
 def check_exploitability_game(game, max_nodes: int = 2_000_000):
     """The extracted tree of a small two-player zero-sum game, or ValueError saying why there is none."""
     from gamut.solvers.cfr.extract import check_two_player_zero_sum, estimate_num_nodes, extract_game
@@ -120,7 +126,7 @@ def train(trainer, steps: int, out: str | os.PathLike, *, resume: bool = False, 
     tree = check_exploitability_game(trainer.game) if exploitability else None
     history, seconds = [], 0.0
     if resume:
-        saved_opponent = checkpoint_identity(checkpoint).get("eval_opponent", "random")
+        saved_opponent = checkpoint_eval_opponent(checkpoint)
         if saved_opponent != eval_opponent:
             raise RLFileError(f"checkpoint {checkpoint} was evaluated against {saved_opponent}, this run against "
                               f"{eval_opponent}: one curve takes one evaluation opponent")
