@@ -31,7 +31,8 @@ ISMCTS_MATCH = {"agent_a": "ismcts", "agent_b": "heuristic", "seed": 1, "n": 500
 NET_SEARCH_US = {"scoring": "American", "agent": "`net_search`, 5 s budget"}
 NET_SEARCH_UK = {"scoring": "English", "agent": "`net_search`, 5 s budget"}
 RL_PAGE, PPO_YACHT12, PPO_YAHTZEE = "rl/README.md", "rl/ppo_yacht12.json", "rl/ppo_yahtzee.json"
-PPO_PALACE = {"agent": "ppo", "opponent": "heuristic"}
+PPO_PALACE = {"agent": "ppo", "game": "`palace_poker`", "opponent": "heuristic"}
+PPO_POKE = {"agent": "ppo", "game": "`poke`", "opponent": "heuristic"}
 NFSP_POKE = {"agent": "nfsp", "opponent": "heuristic"}
 YACHT12_OPTIMUM, YAHTZEE_OPTIMUM = 185.9717, 254.5896  # the exact optima claimed above
 
@@ -119,10 +120,14 @@ CLAIMS = [
     ("NFSP on Poke's small", "17.4", RL_PAGE, {"seed": "1", "method": "nfsp"}, "exploitability", 1),
     ("NFSP on Poke's small", "27.4", RL_PAGE, {"seed": "0", "method": "tabular Q-learning"}, "exploitability", 1),
     ("NFSP on Poke's small", "27.5", RL_PAGE, {"seed": "1", "method": "tabular Q-learning"}, "exploitability", 1),
-    ("Self-play agents", "0.76", RL_PAGE, PPO_PALACE, "mean return", -1),
-    ("Self-play agents", "1.16", RL_PAGE, PPO_PALACE, "95% CI low", -1),
-    ("Self-play agents", "0.37", RL_PAGE, PPO_PALACE, "95% CI high", -1),
-    ("Self-play agents", "400", RL_PAGE, PPO_PALACE, "deals", 1),
+    ("Self-play agents", "6.03", RL_PAGE, PPO_POKE, "mean return", 1),
+    ("Self-play agents", "3.04", RL_PAGE, PPO_POKE, "95% CI low", 1),
+    ("Self-play agents", "9.01", RL_PAGE, PPO_POKE, "95% CI high", 1),
+    ("Self-play agents", "0.34", RL_PAGE, PPO_PALACE, "mean return", 1),
+    ("Self-play agents", "0.25", RL_PAGE, PPO_PALACE, "95% CI low", 1),
+    ("Self-play agents", "0.44", RL_PAGE, PPO_PALACE, "95% CI high", 1),
+    ("Self-play agents", "5,000", RL_PAGE, PPO_PALACE, "deals", 1),
+    ("Self-play agents", "5,000", RL_PAGE, PPO_POKE, "deals", 1),
     ("Self-play agents", "91.1", RL_PAGE, NFSP_POKE, "mean return", -1),
     ("Self-play agents", "98.0", RL_PAGE, NFSP_POKE, "95% CI low", -1),
     ("Self-play agents", "84.2", RL_PAGE, NFSP_POKE, "95% CI high", -1),
