@@ -31,7 +31,7 @@ OPPONENTS = ("random", "heuristic")
 
 
 def play_against(game_string: str, act, games: int, seed: int, num_envs: int = 256,
-                        opponent: str = "random") -> np.ndarray:
+                 opponent: str = "random") -> np.ndarray:
     """Returns float64 ``(games,)`` of the policy ``act``, one per game, the others' seats played by ``opponent``.
 
     In a one-player game the policy plays every game. With ``P`` players, game

@@ -16,8 +16,9 @@ output folder:
 
 The evaluation is the mean return of the policy (greedy for PPO, the sampled
 average policy for NFSP) with a 95% CI, against uniformly random seats in a
-multi-player game (or the game's heuristic, ``eval_opponent="heuristic"``); with ``exploitability=True`` on a small two-player
-zero-sum game the exact exploitability of the policy is added.
+multi-player game (or the game's heuristic, ``eval_opponent="heuristic"``);
+with ``exploitability=True`` on a small two-player zero-sum game the exact
+exploitability of the policy is added.
 """
 
 from __future__ import annotations
