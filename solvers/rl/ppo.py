@@ -299,7 +299,8 @@ class PPOTrainer:
         if any(s is None or np.shape(s) != np.shape(leaf) for s, leaf in zip(saved, leaves)):
             raise ValueError("the optimizer state does not match this configuration")
         tables = arrays.get("tables")
-        if self.heuristic is not None and (tables is None or tables.shape != self.tables.shape):
+        if self.heuristic is not None and (tables is None or tables.shape != self.tables.shape
+                                           or any(f"heuristic/{k}" not in arrays for k in self.heuristic.state())):
             raise ValueError("the saved heuristic seats do not match this run")
         rollout.restore_env(self.env, {k[len("env/"):]: v for k, v in arrays.items() if k.startswith("env/")})
         self.step = _load_step(arrays, self.step)
