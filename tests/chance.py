@@ -1,9 +1,36 @@
-"""Playing chance in tests: one sampled outcome of a pyspiel chance node."""
+"""Playing chance in tests: a sampled outcome of a chance node, and positions reached by random play."""
 
 import numpy as np
+import pyspiel
 
 
 def apply_sampled_chance(state, rng: np.random.Generator) -> None:
     """Apply one outcome of chance node ``state``, drawn by ``rng`` with the outcomes' probabilities."""
     outcomes, probs = zip(*state.chance_outcomes())
     state.apply_action(int(rng.choice(outcomes, p=probs)))
+
+
+def random_position(game, rng, min_moves, max_moves):
+    """A pyspiel state after uniformly random moves (possibly terminal)."""
+    state = game.new_initial_state()
+    target = rng.integers(min_moves, max_moves + 1)
+    while not state.is_terminal() and len(state.history()) < target:
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+    return state
+
+
+def decision_positions(spec, count, seed, min_moves=8, max_moves=80):
+    """``(game, states)``: ``count`` decision states of ``spec`` after ``min_moves`` to ``max_moves`` random moves."""
+    game = pyspiel.load_game(spec)
+    rng = np.random.default_rng(seed)
+    found = []
+    while len(found) < count:
+        state = random_position(game, rng, min_moves, max_moves)
+        if not state.is_terminal() and not state.is_chance_node():
+            found.append(state)
+    return game, found

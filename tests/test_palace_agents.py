@@ -19,31 +19,7 @@ from gamut.solvers.bots import make_bot
 from gamut.solvers.palace_poker import heuristic as H
 from gamut.solvers.palace_poker import match as M
 from gamut.solvers.palace_poker import search as S
-
-
-def random_position(game, rng, min_moves, max_moves):
-    """A pyspiel state after uniformly random moves (possibly terminal)."""
-    state = game.new_initial_state()
-    target = rng.integers(min_moves, max_moves + 1)
-    while not state.is_terminal() and len(state.history()) < target:
-        if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-        else:
-            legal = state.legal_actions()
-            state.apply_action(legal[rng.integers(len(legal))])
-    return state
-
-
-def decision_positions(spec, count, seed):
-    game = pyspiel.load_game(spec)
-    rng = np.random.default_rng(seed)
-    found = []
-    while len(found) < count:
-        state = random_position(game, rng, 8, 80)
-        if not state.is_terminal() and not state.is_chance_node():
-            found.append(state)
-    return game, found
+from tests.chance import decision_positions, random_position
 
 
 # --- heuristic -----------------------------------------------------------------------------

@@ -7,30 +7,13 @@ import pytest
 import gamut.envs  # noqa: F401  (registers the games)
 from gamut.solvers.bots import make_bot
 from gamut.solvers.rl.opponents import BatchedHeuristic, draw_tables
-from tests.chance import apply_sampled_chance
-
-
-def _decision_states(game_string: str, count: int, seed: int) -> list:
-    """``count`` decision states of random games (uniform legal moves, sampled chance)."""
-    game = pyspiel.load_game(game_string)
-    rng = np.random.default_rng(seed)
-    states = []
-    while len(states) < count:
-        state = game.new_initial_state()
-        while not state.is_terminal() and len(states) < count:
-            if state.is_chance_node():
-                apply_sampled_chance(state, rng)
-                continue
-            states.append(state.clone())
-            state.apply_action(int(rng.choice(state.legal_actions())))
-    return states
+from tests.chance import decision_positions
 
 
 @pytest.mark.parametrize("game_string", ["poke(mode=deal)", "poke(hand_size=2,mode=deal,num_ranks=3,num_suits=2)",
                                          "palace_poker(players=4)", "palace_poker(players=2,betting=no_limit)"])
 def test_the_batched_heuristic_moves_as_its_bot_in_every_state(game_string):
-    states = _decision_states(game_string, 150, seed=11)
-    game = states[0].get_game()
+    game, states = decision_positions(game_string, 150, 11, min_moves=1, max_moves=40)
     batch = np.stack([s.state for s in states])
     for i, state in enumerate(states):
         # A fresh generator per state on both sides: the Palace Poker heuristic samples palaces.
@@ -75,7 +58,7 @@ def test_the_loss_ignores_the_heuristic_s_transitions():
     assert found == pytest.approx(expected, rel=1e-5)
 
 
-def test_ppo_with_heuristic_seats_plays_the_heuristic_and_resumes_exactly(tmp_path):
+def test_ppo_plays_the_heuristic_in_exactly_its_seats_and_resumes_exactly(tmp_path):
     pytest.importorskip("optax")
     from gamut.solvers.rl.checkpoint import load_checkpoint, save_checkpoint
     from gamut.solvers.rl.training import make_trainer
@@ -84,8 +67,30 @@ def test_ppo_with_heuristic_seats_plays_the_heuristic_and_resumes_exactly(tmp_pa
     settings = {"num_envs": 16, "rollout": 8, "hidden": "16", "minibatches": 2, "epochs": 2, "heuristic_share": 0.6}
     straight = make_trainer("ppo", game, 5, settings)
     assert straight.tables.any() and (~straight.tables).any(axis=1).all()
+
+    # Record, at every step, which rows the heuristic moved and what the environment was given.
+    own_actions, env_step = straight.heuristic.actions, straight.env.step
+    calls, played = [], []
+
+    def heuristic_actions(states, rows):
+        out = own_actions(states, rows)
+        seats = straight.tables[np.arange(len(straight.tables)), straight.step.current_player]
+        calls.append((np.asarray(rows).copy(), np.flatnonzero(seats), out.copy()))
+        return out
+
+    def step(actions):
+        played.append(np.asarray(actions).copy())
+        return env_step(actions)
+
+    straight.heuristic.actions, straight.env.step = heuristic_actions, step
     for _ in range(2):
         straight.train_update()
+    assert len(calls) == len(played) == 2 * settings["rollout"]
+    assert sum(len(rows) for rows, _, _ in calls) > 0
+    for (rows, heuristic_seats, moves), actions in zip(calls, played):
+        np.testing.assert_array_equal(rows, heuristic_seats)  # the heuristic's seats, and only those
+        np.testing.assert_array_equal(actions[rows], moves)  # its moves are the ones played
+    straight.heuristic.actions, straight.env.step = own_actions, env_step
     save_checkpoint(tmp_path / "c.npz", straight)
     for _ in range(2):
         straight.train_update()

@@ -93,9 +93,11 @@ def run_train(args: argparse.Namespace) -> int:
             check_exploitability_game(game)
         except ValueError as err:
             raise ValueError(f"--exploitability: {err}") from None
-    if args.eval_opponent == "heuristic" and game.get_type().short_name not in ("poke", "palace_poker"):
+    from gamut.solvers.rl.opponents import GAMES as HEURISTIC_GAMES
+
+    if args.eval_opponent == "heuristic" and game.get_type().short_name not in HEURISTIC_GAMES:
         raise ValueError(f"--eval-opponent heuristic: {game.get_type().short_name} has no heuristic; "
-                         "Poke and Palace Poker have one")
+                         f"games with one: {', '.join(HEURISTIC_GAMES)}")
     if args.resume and found["eval_opponent"] != args.eval_opponent:
         raise ValueError(f"--eval-opponent: the checkpoint {checkpoint} was evaluated against "
                          f"{found['eval_opponent']}; one curve takes one evaluation opponent")
