@@ -42,6 +42,7 @@ def _same(a: dict, b: dict) -> None:
 
 @pytest.mark.parametrize("algorithm, game, overrides", [
     ("ppo", "poker_dice(variant=yacht12,players=1)", TINY_PPO),
+    ("ppo", "poker_dice(variant=yacht12,players=1)", {**TINY_PPO, "anneal_steps": 384, "final_learning_rate": 1e-4}),
     pytest.param("ppo", "palace_poker(players=3)", TINY_PPO, marks=pytest.mark.slow),
     ("nfsp", SMALL_POKE, TINY_NFSP),
 ])
@@ -59,6 +60,22 @@ def test_resume_from_a_checkpoint_gives_the_parameters_of_an_uninterrupted_run(a
         resumed.train_update()
     assert resumed.steps == straight.steps
     _same(straight.params, resumed.params)
+
+
+def test_the_learning_rate_anneals_linearly_over_the_decisions_then_stays():
+    from gamut.solvers.rl.ppo import PPOConfig, _learning_rate
+
+    assert _learning_rate(PPOConfig(learning_rate=0.002)) == 0.002
+    # 8,192 decisions an update, 16 Adam steps an update: 81,920 decisions are 160 Adam steps.
+    schedule = _learning_rate(PPOConfig(learning_rate=0.002, anneal_steps=81920, final_learning_rate=0.0005))
+    rates = [float(schedule(k)) for k in (0, 80, 160, 1000)]
+    np.testing.assert_allclose(rates, [0.002, 0.00125, 0.0005, 0.0005], rtol=1e-6)
+    # Defaults are left out of the recorded config, so files written before the setting existed still match.
+    assert "anneal_steps" not in PPOConfig().as_dict() and "final_learning_rate" not in PPOConfig().as_dict()
+    for bad, message in (({"anneal_steps": -5}, "anneal_steps must be a whole number"),
+                         ({"anneal_steps": 1000, "final_learning_rate": 0.01}, "final_learning_rate must lie in")):
+        with pytest.raises(ValueError, match=message):
+            PPOConfig(**bad)
 
 
 def test_a_damaged_or_foreign_checkpoint_is_refused_and_changes_nothing(tmp_path):
