@@ -6,12 +6,16 @@ expected value of every choice in one situation, best first; ``gamut dice
 ranking --players N`` solves the ranking game and gives each seat's win share;
 ``gamut dice play --variant V`` lets a person play a scorecard game in the
 terminal with the optimal advisor as ``hint``: the same session as ``gamut play
-'poker_dice(variant=V,players=1)'`` (score sheet, help, hint, undo, Ctrl-D).
+'poker_dice(variant=V,players=1)'`` (score sheet, help, hint, undo, Ctrl-D);
+``gamut dice regret --variant V --agent A`` plays solitaire games with an agent
+and splits its gap to the optimum by kind of decision
+(:mod:`gamut.solvers.poker_dice.regret`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 
 from gamut.experiments.cli_output import (
     add_json_flag,
@@ -20,7 +24,15 @@ from gamut.experiments.cli_output import (
     notice,
     progress_bar,
 )
-from gamut.experiments.validate import check_agent_name, check_seat, output_problem, seed, whole
+from gamut.experiments.validate import (
+    check_agent,
+    check_agent_name,
+    check_seat,
+    output_problem,
+    parse_options,
+    seed,
+    whole,
+)
 
 VARIANTS = ("classic", "classic_banked", "yacht12", "yahtzee")
 JOKERS = ("free", "forced", "none")
@@ -76,6 +88,22 @@ def register(subparsers) -> None:
     play.add_argument("--hint", default="optimal", help="agent answering 'hint' (default: %(default)s)")
     play.add_argument("--seed", type=seed, default=0, help="seed of the dice and agents (default: %(default)s)")
     play.set_defaults(handler=run_play)
+
+    regret = actions.add_parser(
+        "regret", help="where an agent loses points against the optimum: the regret of its every decision",
+        description="Play solitaire games with an agent; at every decision compare its choice with the best "
+                    "by the exact values. The summed regrets estimate optimum - E[score], split by decision "
+                    "(after the first, second and last roll of a turn), with far less noise than the scores.")
+    _add_variant_arguments(regret)
+    regret.add_argument("--agent", default="ppo", help="agent to measure (default: %(default)s)")
+    regret.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="agent option, repeatable (e.g. --option weights=runs/yacht12/weights.npz)")
+    regret.add_argument("--games", type=whole(1), default=2000, help="games to play (default: %(default)s)")
+    regret.add_argument("--seed", type=seed, default=0, help="seed of the dice (default: %(default)s)")
+    regret.add_argument("--agent-seed", type=seed, default=0, help="seed of the agent (default: %(default)s)")
+    add_json_flag(regret)
+    add_quiet_flag(regret)
+    regret.set_defaults(handler=run_regret)
 
     ranking = actions.add_parser("ranking", help="ranking game solved: win share of every seat")
     ranking.add_argument("--players", type=whole(2, MAX_PLAYERS), required=True, help="number of seats, 2..8")
@@ -197,6 +225,42 @@ def run_advise(args: argparse.Namespace) -> int:
         "options": [{"choice": describe(o), "value": o["value"]} for o in options],
     }
     emit_result(result, args.json)
+    return 0
+
+
+def run_regret(args: argparse.Namespace) -> int:
+    import pyspiel
+
+    import gamut.envs  # noqa: F401  (registers the games)
+    from gamut.solvers.poker_dice.regret import policy_regret
+
+    _check_joker(args)
+    joker = f",joker={args.joker}" if args.variant == "yahtzee" else ""
+    game = pyspiel.load_game(f"poker_dice(variant={args.variant},players=1{joker})")
+    bot = check_agent(game, args.agent, "--agent", parse_options(args.option, "--option"), seed=args.agent_seed)
+    solution = _solve(args)
+    with progress_bar(args, args.games, "game", f"{args.agent} regret") as bar:
+        report = policy_regret(solution, game, bot, args.games, seed=args.seed,
+                               progress=lambda done: bar.update(done - bar.n))
+    summary = report.as_dict()
+    r, v, sc = summary["regret_ci95"], summary["value_ci95"], summary["score_ci95"]
+    share = summary["share_ci95"]
+    readable = {"variant": args.variant, "agent": args.agent, "games": report.games, "seed": args.seed,
+                "optimum": f"{report.optimum:.2f}",
+                "regret per game": f"{summary['regret_per_game']:.2f} (95% CI {r[0]:.2f} .. {r[1]:.2f})",
+                "value (optimum - regret)": f"{summary['value_from_regret']:.2f} ({v[0]:.2f} .. {v[1]:.2f}) = "
+                                            f"{summary['share_of_optimum']:.2%} of the optimum "
+                                            f"({share[0]:.2%} .. {share[1]:.2%})",
+                "mean score": f"{summary['mean_score']:.2f} ({sc[0]:.2f} .. {sc[1]:.2f})",
+                "optimal choices": f"{summary['optimal_share_of_decisions']:.1%} of decisions"}
+    for g in summary["groups"]:
+        readable[g["name"]] = (f"regret {g['regret_per_game']:.2f} ({g['ci95_low']:.2f} .. {g['ci95_high']:.2f}) "
+                               f"a game; {g['decisions_per_game']:.2f} decisions a game, "
+                               f"{g['optimal_share']:.1%} optimal")
+    emit_result(readable, False)
+    if args.json:
+        print(json.dumps({"variant": args.variant, "joker": args.joker, "agent": args.agent,
+                          "options": parse_options(args.option, "--option"), "seed": args.seed, **summary}))
     return 0
 
 
