@@ -73,11 +73,13 @@ def test_choice_values_match_values_built_from_the_kernels_and_the_value_table(y
     assert checked_boxes > 50 and checked_keeps >= 6
 
 
-def test_the_optimal_policy_has_no_regret(yacht12):
-    game = pyspiel.load_game(YACHT12)
-    report = policy_regret(yacht12, game, make_bot(game, "optimal", player=0, seed=0), 20, seed=1)
+@pytest.mark.parametrize("variant, boxes", [("yacht12", 12), ("yahtzee", 13), ("classic_banked", 15)])
+def test_the_optimal_policy_has_no_regret(variant, boxes):
+    # classic_banked: banked rolls add keeps after the third roll; yahtzee: the joker and the repeat bonus.
+    game = pyspiel.load_game(f"poker_dice(variant={variant},players=1)")
+    report = policy_regret(solve(variant), game, make_bot(game, "optimal", player=0, seed=0), 10, seed=1)
     assert report.mean_regret == 0.0 and report.optimal_share_of_decisions == 1.0
-    assert report.decisions.sum() >= 20 * 12
+    assert report.decisions.sum() >= 10 * boxes
 
 
 @pytest.mark.parametrize("agent, low, high", [("random", 100, 180), ("greedy", 5, 25)])
@@ -109,6 +111,6 @@ def test_cli_reports_the_split_and_refuses_an_unknown_agent(capsys):
     result = json.loads(out.strip().splitlines()[-1])
     assert result["games"] == 30 and [g["rolls"] for g in result["groups"]] == [1, 2, 3]
     assert result["regret_per_game"] == pytest.approx(sum(g["regret_per_game"] for g in result["groups"]))
-    assert "after the last roll" in out
+    assert "after the third roll" in out
     assert main(["dice", "regret", "--variant", "yacht12", "--agent", "nobody"]) == 2
     assert "--agent: unknown agent 'nobody'" in capsys.readouterr().err

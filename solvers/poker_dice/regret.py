@@ -13,8 +13,9 @@ yacht12: a 95% half-width of 0.9 points against 4.4 from its scores, 200
 games).
 
 Decisions are grouped by the rolls made so far this turn: 1 (after the first
-roll), 2 (after the second), 3 or more (after the last; banked rolls
-included), where only recording is left unless banked rolls remain.
+roll), 2 (after the second), 3 or more (after the third, or after a banked
+roll of ``classic_banked``), where only recording is left unless banked rolls
+remain.
 
     >>> import pyspiel, gamut.envs
     >>> from gamut.solvers.bots import make_bot
@@ -39,7 +40,7 @@ from gamut.solvers.stats import Estimate, mean_ci
 
 # Decision groups by rolls made this turn (3 stands for "3 or more").
 STAGES = (1, 2, 3)
-STAGE_NAMES = {1: "after the first roll", 2: "after the second roll", 3: "after the last roll"}
+STAGE_NAMES = {1: "after the first roll", 2: "after the second roll", 3: "after the third roll or a banked one"}
 # A regret below this (points) counts as an optimal choice: values are float64 sums of table entries.
 TIE = 1e-9
 
