@@ -30,6 +30,7 @@ BASES = {
     ("dice", "advise"): ["--variant", "yacht12", "--dice", "1,2,3,4,5", "--rolls-left", "0"],
     ("dice", "play"): ["--variant", "yacht12"],
     ("dice", "ranking"): ["--players", "2"],
+    ("dice", "regret"): ["--variant", "yacht12", "--agent", "random", "--games", "1"],
     ("poke", "match"): ["--agents", "heuristic", "heuristic", "--rubbers", "1"],
     ("poke", "train"): ["--algo", "cfr+", "--iterations", "1", "--out", "{tmp}/policy.npz"],
     ("poke", "play"): [],

@@ -47,6 +47,7 @@ def _run(argv, monkeypatch, stdout_tty: bool, stderr_tty: bool) -> tuple[dict, s
     (["poke", "match", "--agents", "random", "heuristic", "--rubbers", "3", "--seed", "1"], "pair"),
     (["cfr", "--game", "kuhn_poker", "--iterations", "40"], "it"),
     (["dice", "ranking", "--players", "2"], "situation"),
+    (["dice", "regret", "--variant", "yacht12", "--agent", "greedy", "--games", "4", "--seed", "2"], "game"),
 ])
 def test_json_result_is_the_same_with_and_without_the_bar(argv, unit, monkeypatch):
     argv = [*argv, "--json"]

@@ -28,6 +28,7 @@ from gamut.experiments.validate import (
     check_agent,
     check_agent_name,
     check_seat,
+    memory_count,
     output_problem,
     parse_options,
     seed,
@@ -98,7 +99,8 @@ def register(subparsers) -> None:
     regret.add_argument("--agent", default="ppo", help="agent to measure (default: %(default)s)")
     regret.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="agent option, repeatable (e.g. --option weights=runs/yacht12/weights.npz)")
-    regret.add_argument("--games", type=whole(1), default=2000, help="games to play (default: %(default)s)")
+    # Each game keeps its score and three regret sums: 32 bytes.
+    regret.add_argument("--games", type=memory_count(32), default=2000, help="games to play (default: %(default)s)")
     regret.add_argument("--seed", type=seed, default=0, help="seed of the dice (default: %(default)s)")
     regret.add_argument("--agent-seed", type=seed, default=0, help="seed of the agent (default: %(default)s)")
     add_json_flag(regret)
