@@ -94,7 +94,8 @@ def register(subparsers) -> None:
         "regret", help="where an agent loses points against the optimum: the regret of its every decision",
         description="Play solitaire games with an agent; at every decision compare its choice with the best "
                     "by the exact values. The summed regrets estimate optimum - E[score], split by decision "
-                    "(after the first, second and last roll of a turn), with far less noise than the scores.")
+                    "(after the first, second and third roll of a turn), with less noise than the scores "
+                    "when the agent is near the optimum.")
     _add_variant_arguments(regret)
     regret.add_argument("--agent", default="ppo", help="agent to measure (default: %(default)s)")
     regret.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
