@@ -1,4 +1,4 @@
-"""Playing chance in tests: a sampled outcome of a chance node, and positions reached by random play."""
+"""Playing chance in tests: a sampled outcome of a chance node, random moves, and positions reached by them."""
 
 import numpy as np
 import pyspiel
@@ -10,17 +10,22 @@ def apply_sampled_chance(state, rng: np.random.Generator) -> None:
     state.apply_action(int(rng.choice(outcomes, p=probs)))
 
 
+def random_move(state, rng: np.random.Generator) -> None:
+    """Apply a uniformly random chance outcome (ignoring its probability) or legal action to ``state``."""
+    if state.is_chance_node():
+        outcomes = state.chance_outcomes()
+        state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+    else:
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.integers(len(legal))])
+
+
 def random_position(game, rng, min_moves, max_moves):
     """A pyspiel state after uniformly random moves (possibly terminal)."""
     state = game.new_initial_state()
     target = rng.integers(min_moves, max_moves + 1)
     while not state.is_terminal() and len(state.history()) < target:
-        if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-        else:
-            legal = state.legal_actions()
-            state.apply_action(legal[rng.integers(len(legal))])
+        random_move(state, rng)
     return state
 
 

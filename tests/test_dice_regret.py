@@ -10,9 +10,11 @@ import gamut.envs  # noqa: F401  (registers the games)
 from gamut.envs.poker_dice import kernels as K
 from gamut.experiments.cli import main
 from gamut.solvers.bots import make_bot
+from gamut.solvers.poker_dice.bots import TableBot
 from gamut.solvers.poker_dice.regret import choice_values, policy_regret
 from gamut.solvers.poker_dice.solution import solve
 from gamut.solvers.stats import mean_ci
+from tests.chance import apply_sampled_chance
 
 YACHT12 = "poker_dice(variant=yacht12,players=1)"
 
@@ -48,16 +50,16 @@ def _reference_keep_value(solution, state, keep) -> float:
 
 def test_choice_values_match_values_built_from_the_kernels_and_the_value_table(yacht12):
     game = pyspiel.load_game(YACHT12)
+    oracle = TableBot(game, 0, yacht12)
     rng = np.random.default_rng(4)
     checked_boxes = checked_keeps = 0
     for _ in range(12):
         state = game.new_initial_state()
         while not state.is_terminal() and checked_keeps < 6:
             if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
+                apply_sampled_chance(state, rng)
                 continue
-            values = choice_values(yacht12, state.state)
+            values = choice_values(oracle, state)
             assert sorted(values) == sorted(state.legal_actions())
             for action in state.legal_actions():
                 if action >= K.BOX_BASE:

@@ -15,6 +15,7 @@ from gamut.envs.palace_poker import layout as L
 from gamut.experiments.cli import main
 from gamut.experiments.commands.palace import parse_options
 from gamut.experiments.terminal_play import PlaySession, view_for
+from tests.chance import random_move
 
 
 def _last_json(capsys):
@@ -92,12 +93,7 @@ def test_view_shows_the_table_but_no_hidden_palace():
     for _ in range(30):
         state = game.new_initial_state()
         while not state.is_terminal() and len(state.history()) < rng.integers(20, 60):
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
+            random_move(state, rng)
         text = view.render(state, 1)
         st = state.state
         assert f"pot {int(st[L.S_CONTRIB:L.S_CONTRIB + 4].sum())}" in text

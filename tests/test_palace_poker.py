@@ -17,6 +17,7 @@ from gamut.envs.palace_poker import rollout, tensors
 from gamut.envs.palace_poker import layout as L
 from gamut.envs.palace_poker.game import DEFAULT_PARAMS, GAME_VERSION, check_params
 from gamut.envs.versions import game_versions
+from tests.chance import random_move
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "games" / "palace_poker.md"
 
@@ -27,8 +28,7 @@ def random_state(game, rng, min_moves, stay_bias=0.0, max_moves=10_000):
     target = rng.integers(min_moves, max_moves + 1)
     while not state.is_terminal() and len(state.history()) < target:
         if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            random_move(state, rng)
         else:
             legal = state.legal_actions()
             quiet = [a for a in legal if a in (L.STAY, L.BUY, L.DONE)]
@@ -110,12 +110,7 @@ def test_information_state_strings_have_perfect_recall_and_hide_palaces():
         state = game.new_initial_state()
         previous = [state.information_state_string(p) for p in range(4)]
         while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
+            random_move(state, rng)
             current = [state.information_state_string(p) for p in range(4)]
             for p in range(4):
                 assert current[p].startswith(previous[p])  # nothing observed is ever forgotten
@@ -317,8 +312,7 @@ def test_openspiel_python_ismcts_plays_through_resampling():
     state = game.new_initial_state()
     while not state.is_terminal():
         if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            random_move(state, rng)
         else:
             action = bot.step(state)
             assert action in state.legal_actions()

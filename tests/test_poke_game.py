@@ -14,6 +14,7 @@ import gamut.envs.poke.game  # noqa: F401  (registers poke with pyspiel)
 from gamut.envs.cards import card_str, parse_card
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.game import DEFAULT_PARAMS, SMALL_EXACT_PARAMS, check_params
+from tests.chance import random_move
 
 SMALL = dict(num_ranks=3, num_suits=2, hand_size=2)  # Qc Qd Kc Kd Ac Ad
 
@@ -45,12 +46,7 @@ def _pieces(tensor, perfect_recall=False):
 
 def random_play(state, rng, stop=None):
     while not state.is_terminal() and (stop is None or not stop(state)):
-        if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-        else:
-            legal = state.legal_actions()
-            state.apply_action(legal[rng.integers(len(legal))])
+        random_move(state, rng)
     return state
 
 
@@ -273,8 +269,7 @@ def test_open_spiel_python_ismcts_plays_through_resampling():
     state, rng = game.new_initial_state(), np.random.default_rng(2)
     while not state.is_terminal():
         if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            random_move(state, rng)
         else:
             state.apply_action(bot.step(state))
     assert sum(state.returns()) == 0.0

@@ -13,6 +13,7 @@ from gamut.envs.poke.tensors import piece_offsets, write_tensor
 from gamut.envs.vector import game_streams, make_vector, observation_bounds, random_legal_actions
 from gamut.envs.versions import game_variants
 from tests.poke_reference import reference_tensor
+from tests.chance import random_move
 from tests.vector_replay import replay_check
 
 VARIANTS = game_variants()["poke"]
@@ -125,12 +126,7 @@ def test_numba_encoder_matches_the_slow_reference(variant, deals, seed):
                              layout.score_maxima, offsets[kind], out)
                 np.testing.assert_array_equal(out, expected)
             checked += 1
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
+            random_move(state, rng)
     assert checked > 150  # states (observed by each player in turn), each in four observer kinds
 
 
