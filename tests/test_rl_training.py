@@ -43,6 +43,7 @@ def _same(a: dict, b: dict) -> None:
 @pytest.mark.parametrize("algorithm, game, overrides", [
     ("ppo", "poker_dice(variant=yacht12,players=1)", TINY_PPO),
     ("ppo", "poker_dice(variant=yacht12,players=1)", {**TINY_PPO, "anneal_steps": 384, "final_learning_rate": 1e-4}),
+    ("ppo", "poker_dice(variant=yahtzee,players=1)", {**TINY_PPO, "score_rewards": True}),
     pytest.param("ppo", "palace_poker(players=3)", TINY_PPO, marks=pytest.mark.slow),
     ("nfsp", SMALL_POKE, TINY_NFSP),
 ])
@@ -76,6 +77,42 @@ def test_the_learning_rate_anneals_linearly_over_the_decisions_then_stays():
                          ({"anneal_steps": 1000, "final_learning_rate": 0.01}, "final_learning_rate must lie in")):
         with pytest.raises(ValueError, match=message):
             PPOConfig(**bad)
+
+
+@pytest.mark.parametrize("variant", ["yacht12", "yahtzee", "classic_banked"])
+def test_score_rewards_pay_each_game_its_return_as_it_is_scored(variant, monkeypatch):
+    from gamut.solvers.rl import rollout
+
+    seen = {}
+    real_gae = rollout.gae
+
+    def spy(reward, done, next_index, *rest):
+        seen.update(reward=reward.copy(), done=done.copy())
+        return real_gae(reward, done, next_index, *rest)
+
+    monkeypatch.setattr(rollout, "gae", spy)
+    trainer = make_trainer("ppo", f"poker_dice(variant={variant},players=1)", 4,
+                           {**TINY_PPO, "rollout": 120, "num_envs": 4, "score_rewards": True})
+    trainer.train_update()
+    reward, done = seen["reward"] * trainer.reward_scale, seen["done"]
+    # Every row starts a game at step 0 (a fresh environment); a game ends where ``done`` is set.
+    totals = [game.sum() for row in range(reward.shape[1])
+              for game in np.split(reward[:, row], np.flatnonzero(done[:, row]) + 1)[:-1]]
+    assert len(totals) == len(trainer.finished_returns) >= 8
+    np.testing.assert_allclose(sorted(totals), sorted(trainer.finished_returns), atol=1e-3)
+    # The points are paid along the way, not all at the end.
+    assert np.count_nonzero(reward[~done]) > reward.shape[1] * 10
+
+
+@pytest.mark.parametrize("game, overrides, message", [
+    ("poker_squares", {"score_rewards": True}, "one-player scorecard poker_dice"),
+    ("poker_dice(variant=yacht12,players=2)", {"score_rewards": True}, "one-player scorecard poker_dice"),
+    ("poker_dice(variant=yacht12,players=1)", {"score_rewards": True, "gamma": 0.99}, "needs gamma = 1"),
+    ("poker_dice(variant=yacht12,players=1)", {"score_rewards": 1}, "takes bool"),
+])
+def test_score_rewards_are_refused_where_no_running_score_sums_to_the_return(game, overrides, message):
+    with pytest.raises(ValueError, match=message):
+        make_trainer("ppo", game, 0, {**TINY_PPO, **overrides})
 
 
 def test_a_damaged_or_foreign_checkpoint_is_refused_and_changes_nothing(tmp_path):
@@ -152,6 +189,7 @@ def test_cli_trains_resumes_and_refuses_bad_checkpoints(tmp_path, capsys):
 @pytest.mark.parametrize("game, algo, flags, message", [
     ("poker_dice(variant=yacht12,players=1)", "ppo", ["--set", "bogus=1"], "has no setting 'bogus'"),
     ("poker_dice(variant=yacht12,players=1)", "ppo", ["--set", "hidden=a"], "hidden takes layer widths"),
+    ("poker_squares", "ppo", ["--set", "score_rewards=true"], "score_rewards needs a one-player scorecard"),
     ("palace_poker(players=4)", "nfsp", [], "two-player zero-sum"),
     ("poker_dice(variant=yacht12,players=1)", "ppo", ["--exploitability"], "--exploitability"),
     ("poker_dice(variant=yacht12,players=1)", "ppo", ["--resume"], "no checkpoint"),

@@ -27,7 +27,14 @@ takes ``epochs x minibatches`` clipped-objective Adam steps (optax).
   ``final_learning_rate`` over that many decisions (late updates then refine
   the policy instead of jittering around it).
 - **Rewards** are divided by the game's largest absolute utility, so returns lie in
-  [-1, 1] whatever the game's units.
+  [-1, 1] whatever the game's units. By default a game pays its return on the
+  last decision. With ``score_rewards=True`` (one-player scorecard dice games)
+  every decision is paid the change in the running score it causes (a box's
+  points and any bonus when the box is filled, the final award at the end).
+  Under ``gamma = 1`` a game's rewards still sum to its return, so the
+  objective is unchanged; the value network then learns the points still to
+  come instead of the whole score, and the keeps' advantages are not drowned
+  by the noise of the score already banked.
 
 All randomness (initial weights, actions, minibatch order) comes from one
 NumPy generator seeded by ``seed``; the environment's chance streams from
@@ -96,8 +103,9 @@ class PPOConfig(Hyperparameters):
     heuristic_share: float = 0.0
     anneal_steps: int = 0
     final_learning_rate: float = 0.0
+    score_rewards: bool = False
     NAME = "PPO"
-    LATER_SETTINGS = ("heuristic_share", "anneal_steps", "final_learning_rate")
+    LATER_SETTINGS = ("heuristic_share", "anneal_steps", "final_learning_rate", "score_rewards")
 
     def __post_init__(self):
         self._require_whole(("num_envs", "rollout", "epochs", "minibatches"))
@@ -120,6 +128,24 @@ class PPOConfig(Hyperparameters):
         if not 0 <= self.heuristic_share < 1:
             raise ValueError(f"PPO heuristic_share must lie in [0, 1) (a seat of every game is the learner's), "
                              f"got {self.heuristic_share}")
+        if self.score_rewards and self.gamma != 1:
+            raise ValueError(f"PPO score_rewards needs gamma = 1 (the rewards then sum to the return), "
+                             f"got gamma = {self.gamma}")
+
+
+def running_score_column(game) -> int:
+    """Column of the batched environment's ``states`` that holds the running score, for ``score_rewards``.
+
+    Only one-player ``poker_dice`` games (all of them scorecard games: the
+    ranking game needs two players) keep a running score that ends equal to
+    the return; any other game raises ``ValueError``.
+    """
+    from gamut.envs.poker_dice import kernels as K
+
+    if game.get_type().short_name != "poker_dice" or game.num_players() != 1:
+        raise ValueError(f"PPO score_rewards needs a one-player scorecard poker_dice game "
+                         f"(e.g. poker_dice(variant=yacht12,players=1)), not {game}")
+    return K.S_PLAYERS + K.F_SCORE
 
 
 def _learning_rate(config: PPOConfig):
@@ -196,6 +222,7 @@ class PPOTrainer:
         self.env = make_vector(self.game, self.config.num_envs, seed=int(seeds[1]),
                                info_state=uses_info_state(self.game))
         self.step = self.env.reset()
+        self.score_column = running_score_column(self.game) if self.config.score_rewards else None
         self.heuristic = None
         if self.config.heuristic_share > 0:
             if self.num_players < 2:
@@ -248,8 +275,11 @@ class PPOTrainer:
         terminated = np.zeros((steps, n), np.bool_)
         returns = np.zeros((steps, n, self.num_players), np.float32)
         learner = np.ones((steps, n), np.bool_)
+        scored = np.zeros((steps, n), np.float32)
         finished = []
         for t in range(steps):
+            if self.score_column is not None:
+                before = self.env.states[:, self.score_column].astype(np.float32)
             x = network_input(self.step, self.game)
             logits, value = self._heads(self.params, x)
             act, logp = sample_masked(np.asarray(logits), self.step.legal_mask, self.rng)
@@ -262,6 +292,11 @@ class PPOTrainer:
             self.step = self.env.step(act)
             terminated[t] = self.step.terminated
             returns[t] = self.step.returns / self.reward_scale
+            if self.score_column is not None:
+                # A row that ended was reset at once: its final score is its return.
+                after = np.where(self.step.terminated, self.step.returns[:, 0],
+                                 self.env.states[:, self.score_column])
+                scored[t] = (after - before) / self.reward_scale
             if self.heuristic is None:
                 finished.extend(self.step.returns[self.step.terminated, 0].tolist())
             else:
@@ -270,6 +305,8 @@ class PPOTrainer:
                 finished.extend(self.step.returns[ended, seat].tolist())
                 self.tables[ended] = draw_tables(self.rng, len(ended), self.num_players, cfg.heuristic_share)
         reward, done, next_index = rollout.player_chains(players, terminated, returns)
+        if self.score_column is not None:
+            reward = scored  # one player: the same chains, the return paid as it is scored
         # A chain cut by the batch's end is bootstrapped with the value of its last state:
         # the player's next decision is not in the batch (only the row's next mover is).
         advantages = rollout.gae(reward, done, next_index, values, values, cfg.gamma, cfg.lam)

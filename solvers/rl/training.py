@@ -69,7 +69,7 @@ def make_trainer(algorithm: str, game_string: str, seed: int = 0, overrides: dic
         wanted = type(getattr(Config(), key))
         if wanted is float and isinstance(value, int) and not isinstance(value, bool):
             overrides[key] = float(value)
-        elif not isinstance(overrides[key], wanted) or isinstance(value, bool):
+        elif not isinstance(overrides[key], wanted) or (isinstance(value, bool) and wanted is not bool):
             raise ValueError(f"{algorithm} setting {key!r} takes {wanted.__name__}, got {value!r}")
     return Trainer(game_string, seed, Config(**overrides))
 
