@@ -79,8 +79,12 @@ def test_the_learning_rate_anneals_linearly_over_the_decisions_then_stays():
             PPOConfig(**bad)
 
 
-@pytest.mark.parametrize("variant", ["yacht12", "yahtzee", "classic_banked"])
-def test_score_rewards_pay_each_game_its_return_as_it_is_scored(variant, monkeypatch):
+@pytest.mark.parametrize("game", ["poker_dice(variant=yacht12,players=1)", "poker_dice(variant=yahtzee,players=1)",
+                                  "poker_dice(variant=classic_banked,players=1)", "poker_squares",
+                                  "poker_squares(variant=open,scoring=english)",
+                                  # High cards score here, so the empty grid's 50 points must not be paid twice.
+                                  "poker_squares(scoring=5;6;7;8;9;10;11;12;13;14)"])
+def test_score_rewards_pay_each_game_its_return_as_it_is_scored(game, monkeypatch):
     from gamut.solvers.rl import rollout
 
     seen = {}
@@ -91,7 +95,7 @@ def test_score_rewards_pay_each_game_its_return_as_it_is_scored(variant, monkeyp
         return real_gae(reward, done, next_index, *rest)
 
     monkeypatch.setattr(rollout, "gae", spy)
-    trainer = make_trainer("ppo", f"poker_dice(variant={variant},players=1)", 4,
+    trainer = make_trainer("ppo", game, 4,
                            {**TINY_PPO, "rollout": 120, "num_envs": 4, "score_rewards": True})
     trainer.train_update()
     reward, done = seen["reward"] * trainer.reward_scale, seen["done"]
@@ -105,8 +109,9 @@ def test_score_rewards_pay_each_game_its_return_as_it_is_scored(variant, monkeyp
 
 
 @pytest.mark.parametrize("game, overrides, message", [
-    ("poker_squares", {"score_rewards": True}, "one-player scorecard poker_dice"),
-    ("poker_dice(variant=yacht12,players=2)", {"score_rewards": True}, "one-player scorecard poker_dice"),
+    ("poker_squares(players=2)", {"score_rewards": True}, "one-player game with a running score"),
+    ("poker_dice(variant=yacht12,players=2)", {"score_rewards": True}, "one-player game with a running score"),
+    (SMALL_POKE, {"score_rewards": True}, "one-player game with a running score"),
     ("poker_dice(variant=yacht12,players=1)", {"score_rewards": True, "gamma": 0.99}, "needs gamma = 1"),
     ("poker_dice(variant=yacht12,players=1)", {"score_rewards": 1}, "takes bool"),
 ])
@@ -189,7 +194,7 @@ def test_cli_trains_resumes_and_refuses_bad_checkpoints(tmp_path, capsys):
 @pytest.mark.parametrize("game, algo, flags, message", [
     ("poker_dice(variant=yacht12,players=1)", "ppo", ["--set", "bogus=1"], "has no setting 'bogus'"),
     ("poker_dice(variant=yacht12,players=1)", "ppo", ["--set", "hidden=a"], "hidden takes layer widths"),
-    ("poker_squares", "ppo", ["--set", "score_rewards=true"], "score_rewards needs a one-player scorecard"),
+    ("palace_poker(players=4)", "ppo", ["--set", "score_rewards=true"], "score_rewards needs a one-player game"),
     ("palace_poker(players=4)", "nfsp", [], "two-player zero-sum"),
     ("poker_dice(variant=yacht12,players=1)", "ppo", ["--exploitability"], "--exploitability"),
     ("poker_dice(variant=yacht12,players=1)", "ppo", ["--resume"], "no checkpoint"),

@@ -28,13 +28,13 @@ takes ``epochs x minibatches`` clipped-objective Adam steps (optax).
   the policy instead of jittering around it).
 - **Rewards** are divided by the game's largest absolute utility, so returns lie in
   [-1, 1] whatever the game's units. By default a game pays its return on the
-  last decision. With ``score_rewards=True`` (one-player scorecard dice games)
-  every decision is paid the change in the running score it causes (a box's
-  points and any bonus when the box is filled, the final award at the end).
-  Under ``gamma = 1`` a game's rewards still sum to its return, so the
-  objective is unchanged; the value network then learns the points still to
-  come instead of the whole score, and the keeps' advantages are not drowned
-  by the noise of the score already banked.
+  last decision. With ``score_rewards=True`` (one-player dice and Poker
+  Squares games) every decision is paid the change in the running score it
+  causes (:mod:`gamut.solvers.rl.scores`). Under ``gamma = 1`` a game's
+  rewards still sum to its return, so the objective is unchanged; the value
+  network then learns the points still to come instead of the whole score,
+  and a decision's advantage is not drowned by the error on the points
+  already banked.
 
 All randomness (initial weights, actions, minibatch order) comes from one
 NumPy generator seeded by ``seed``; the environment's chance streams from
@@ -53,6 +53,7 @@ import numpy as np
 from gamut.envs.loading import load_game
 from gamut.envs.vector import make_vector
 from gamut.solvers.rl import rollout
+from gamut.solvers.rl.scores import running_score_reader
 from gamut.solvers.rl.evaluation import network_input, uses_info_state
 from gamut.solvers.rl.opponents import BatchedHeuristic, draw_tables
 from gamut.solvers.rl.networks import MASKED_LOGIT, forward, init_mlp, masked_log_softmax, sample_masked
@@ -133,21 +134,6 @@ class PPOConfig(Hyperparameters):
                              f"got gamma = {self.gamma}")
 
 
-def running_score_column(game) -> int:
-    """Column of the batched environment's ``states`` that holds the running score, for ``score_rewards``.
-
-    Only one-player ``poker_dice`` games (all of them scorecard games: the
-    ranking game needs two players) keep a running score that ends equal to
-    the return; any other game raises ``ValueError``.
-    """
-    from gamut.envs.poker_dice import kernels as K
-
-    if game.get_type().short_name != "poker_dice" or game.num_players() != 1:
-        raise ValueError(f"PPO score_rewards needs a one-player scorecard poker_dice game "
-                         f"(e.g. poker_dice(variant=yacht12,players=1)), not {game}")
-    return K.S_PLAYERS + K.F_SCORE
-
-
 def _learning_rate(config: PPOConfig):
     """Adam's step size: ``learning_rate``, or with ``anneal_steps`` a schedule over Adam's own steps.
 
@@ -222,7 +208,7 @@ class PPOTrainer:
         self.env = make_vector(self.game, self.config.num_envs, seed=int(seeds[1]),
                                info_state=uses_info_state(self.game))
         self.step = self.env.reset()
-        self.score_column = running_score_column(self.game) if self.config.score_rewards else None
+        self.running_score = running_score_reader(self.game) if self.config.score_rewards else None
         self.heuristic = None
         if self.config.heuristic_share > 0:
             if self.num_players < 2:
@@ -278,8 +264,8 @@ class PPOTrainer:
         scored = np.zeros((steps, n), np.float32)
         finished = []
         for t in range(steps):
-            if self.score_column is not None:
-                before = self.env.states[:, self.score_column].astype(np.float32)
+            if self.running_score is not None:
+                before = self.running_score(self.env)
             x = network_input(self.step, self.game)
             logits, value = self._heads(self.params, x)
             act, logp = sample_masked(np.asarray(logits), self.step.legal_mask, self.rng)
@@ -292,10 +278,9 @@ class PPOTrainer:
             self.step = self.env.step(act)
             terminated[t] = self.step.terminated
             returns[t] = self.step.returns / self.reward_scale
-            if self.score_column is not None:
-                # A row that ended was reset at once: its final score is its return.
-                after = np.where(self.step.terminated, self.step.returns[:, 0],
-                                 self.env.states[:, self.score_column])
+            if self.running_score is not None:
+                # A row that ended was reset at once: its last decision earns the return's remainder.
+                after = np.where(self.step.terminated, self.step.returns[:, 0], self.running_score(self.env))
                 scored[t] = (after - before) / self.reward_scale
             if self.heuristic is None:
                 finished.extend(self.step.returns[self.step.terminated, 0].tolist())
@@ -305,7 +290,7 @@ class PPOTrainer:
                 finished.extend(self.step.returns[ended, seat].tolist())
                 self.tables[ended] = draw_tables(self.rng, len(ended), self.num_players, cfg.heuristic_share)
         reward, done, next_index = rollout.player_chains(players, terminated, returns)
-        if self.score_column is not None:
+        if self.running_score is not None:
             reward = scored  # one player: the same chains, the return paid as it is scored
         # A chain cut by the batch's end is bootstrapped with the value of its last state:
         # the player's next decision is not in the batch (only the row's next mover is).
