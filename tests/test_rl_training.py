@@ -120,6 +120,27 @@ def test_score_rewards_are_refused_where_no_running_score_sums_to_the_return(gam
         make_trainer("ppo", game, 0, {**TINY_PPO, **overrides})
 
 
+def test_the_reward_scale_divides_the_rewards_and_defaults_to_the_largest_utility(monkeypatch):
+    from gamut.solvers.rl import rollout
+    from gamut.solvers.rl.ppo import PPOConfig
+
+    seen = []
+    real_gae = rollout.gae
+    monkeypatch.setattr(rollout, "gae", lambda reward, *rest: seen.append(reward.copy()) or real_gae(reward, *rest))
+    rewards = {}
+    for scale in (0.0, 50.0):
+        trainer = make_trainer("ppo", "poker_squares", 2, {**TINY_PPO, "score_rewards": True, "reward_scale": scale})
+        trainer.train_update()
+        rewards[scale] = seen[-1]
+    assert trainer.reward_scale == 50.0
+    np.testing.assert_allclose(rewards[0.0] * 1000.0, rewards[50.0] * 50.0, atol=1e-4)  # American: 10 royal flushes
+    assert np.abs(rewards[50.0]).max() > 0
+    assert "reward_scale" not in PPOConfig().as_dict()
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="reward_scale must be > 0, or 0"):
+            PPOConfig(reward_scale=bad)
+
+
 def test_a_damaged_or_foreign_checkpoint_is_refused_and_changes_nothing(tmp_path):
     trainer = make_trainer("ppo", "poker_dice(variant=yacht12,players=1)", 1, TINY_PPO)
     trainer.train_update()

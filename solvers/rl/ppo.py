@@ -27,7 +27,12 @@ takes ``epochs x minibatches`` clipped-objective Adam steps (optax).
   ``final_learning_rate`` over that many decisions (late updates then refine
   the policy instead of jittering around it).
 - **Rewards** are divided by the game's largest absolute utility, so returns lie in
-  [-1, 1] whatever the game's units. By default a game pays its return on the
+  [-1, 1] whatever the game's units, or by ``reward_scale`` when it is set. A
+  game whose typical return is far below its largest one (Poker Squares: about
+  15 to 130 points of a possible 1,000 American) then has value targets near
+  0, and Adam's steps of a fixed size move the value network's output by more
+  than the differences it must resolve; a scale near the typical return
+  keeps the targets near 1. By default a game pays its return on the
   last decision. With ``score_rewards=True`` (one-player dice and Poker
   Squares games) every decision is paid the change in the running score it
   causes (:mod:`gamut.solvers.rl.scores`). Under ``gamma = 1`` a game's
@@ -105,8 +110,9 @@ class PPOConfig(Hyperparameters):
     anneal_steps: int = 0
     final_learning_rate: float = 0.0
     score_rewards: bool = False
+    reward_scale: float = 0.0
     NAME = "PPO"
-    LATER_SETTINGS = ("heuristic_share", "anneal_steps", "final_learning_rate", "score_rewards")
+    LATER_SETTINGS = ("heuristic_share", "anneal_steps", "final_learning_rate", "score_rewards", "reward_scale")
 
     def __post_init__(self):
         self._require_whole(("num_envs", "rollout", "epochs", "minibatches"))
@@ -129,6 +135,9 @@ class PPOConfig(Hyperparameters):
         if not 0 <= self.heuristic_share < 1:
             raise ValueError(f"PPO heuristic_share must lie in [0, 1) (a seat of every game is the learner's), "
                              f"got {self.heuristic_share}")
+        if not self.reward_scale >= 0:
+            raise ValueError(f"PPO reward_scale must be > 0, or 0 for the game's largest absolute utility, "
+                             f"got {self.reward_scale}")
         if self.score_rewards and self.gamma != 1:
             raise ValueError(f"PPO score_rewards needs gamma = 1 (the rewards then sum to the return), "
                              f"got gamma = {self.gamma}")
@@ -202,7 +211,8 @@ class PPOTrainer:
         self.game_string = str(self.game)
         self.seed = int(seed)
         self.num_players = self.game.num_players()
-        self.reward_scale = float(max(abs(self.game.max_utility()), abs(self.game.min_utility()), 1e-9))
+        self.reward_scale = self.config.reward_scale or float(
+            max(abs(self.game.max_utility()), abs(self.game.min_utility()), 1e-9))
         seeds = np.random.SeedSequence(self.seed).generate_state(2, dtype=np.uint32)
         self.rng = np.random.default_rng(int(seeds[0]))
         self.env = make_vector(self.game, self.config.num_envs, seed=int(seeds[1]),
