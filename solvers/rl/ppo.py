@@ -26,20 +26,21 @@ takes ``epochs x minibatches`` clipped-objective Adam steps (optax).
 - **Learning rate**: constant, or with ``anneal_steps > 0`` falling linearly to
   ``final_learning_rate`` over that many decisions (late updates then refine
   the policy instead of jittering around it).
-- **Rewards** are divided by the game's largest absolute utility, so returns lie in
-  [-1, 1] whatever the game's units, or by ``reward_scale`` when it is set. A
-  game whose typical return is far below its largest one (Poker Squares: about
-  15 to 130 points of a possible 1,000 American) then has value targets near
-  0, and Adam's steps of a fixed size move the value network's output by more
-  than the differences it must resolve; a scale near the typical return
-  keeps the targets near 1. By default a game pays its return on the
-  last decision. With ``score_rewards=True`` (one-player dice and Poker
-  Squares games) every decision is paid the change in the running score it
-  causes (:mod:`gamut.solvers.rl.scores`). Under ``gamma = 1`` a game's
-  rewards still sum to its return, so the objective is unchanged; the value
-  network then learns the points still to come instead of the whole score,
-  and a decision's advantage is not drowned by the error on the points
-  already banked.
+- **Rewards** are divided by the game's largest absolute utility, so returns
+  lie in [-1, 1] whatever the game's units, or by ``reward_scale`` when it is
+  set. A game whose typical return is far below its largest one (Poker
+  Squares: about 15 to 130 points of a possible 1,000 American) otherwise has
+  value targets near 0, and Adam's steps of a fixed size move the value
+  network's output by more than the differences it must resolve; a scale
+  near the typical return keeps the targets near 1.
+- **Score rewards**: by default a game pays its return on the last decision.
+  With ``score_rewards=True`` (one-player dice and Poker Squares games) every
+  decision is paid the change in the running score it causes
+  (:mod:`gamut.solvers.rl.scores`). Under ``gamma = 1`` a game's rewards
+  still sum to its return, so the objective is unchanged; the value network
+  then learns the points still to come instead of the whole score, and a
+  decision's advantage is not drowned by the error on the points already
+  banked.
 
 All randomness (initial weights, actions, minibatch order) comes from one
 NumPy generator seeded by ``seed``; the environment's chance streams from
