@@ -100,8 +100,8 @@ def test_score_rewards_pay_each_game_its_return_as_it_is_scored(game, monkeypatc
     trainer.train_update()
     reward, done = seen["reward"] * trainer.reward_scale, seen["done"]
     # Every row starts a game at step 0 (a fresh environment); a game ends where ``done`` is set.
-    totals = [game.sum() for row in range(reward.shape[1])
-              for game in np.split(reward[:, row], np.flatnonzero(done[:, row]) + 1)[:-1]]
+    totals = [one.sum() for row in range(reward.shape[1])
+              for one in np.split(reward[:, row], np.flatnonzero(done[:, row]) + 1)[:-1]]
     assert len(totals) == len(trainer.finished_returns) >= 8
     np.testing.assert_allclose(sorted(totals), sorted(trainer.finished_returns), atol=1e-3)
     # The points are paid along the way, not all at the end.
