@@ -12,8 +12,8 @@ from gamut.envs.poke.game import score_maxima
 from gamut.envs.poke.tensors import piece_offsets, write_tensor
 from gamut.envs.vector import game_streams, make_vector, observation_bounds, random_legal_actions
 from gamut.envs.versions import game_variants
-from tests.poke_reference import reference_tensor
 from tests.chance import random_move
+from tests.poke_reference import reference_tensor
 from tests.vector_replay import replay_check
 
 VARIANTS = game_variants()["poke"]

@@ -79,26 +79,32 @@ def test_the_learning_rate_anneals_linearly_over_the_decisions_then_stays():
             PPOConfig(**bad)
 
 
+def _record_gae_inputs(monkeypatch) -> list:
+    """Make every PPO update append its ``(reward, done)`` arrays, as passed to ``rollout.gae``, to the returned list."""
+    from gamut.solvers.rl import rollout
+
+    seen = []
+    real_gae = rollout.gae
+
+    def spy(reward, done, *rest):
+        seen.append((reward.copy(), done.copy()))
+        return real_gae(reward, done, *rest)
+
+    monkeypatch.setattr(rollout, "gae", spy)
+    return seen
+
+
 @pytest.mark.parametrize("game", ["poker_dice(variant=yacht12,players=1)", "poker_dice(variant=yahtzee,players=1)",
                                   "poker_dice(variant=classic_banked,players=1)", "poker_squares",
                                   "poker_squares(variant=open,scoring=english)",
                                   # High cards score here, so the empty grid's 50 points must not be paid twice.
                                   "poker_squares(scoring=5;6;7;8;9;10;11;12;13;14)"])
 def test_score_rewards_pay_each_game_its_return_as_it_is_scored(game, monkeypatch):
-    from gamut.solvers.rl import rollout
-
-    seen = {}
-    real_gae = rollout.gae
-
-    def spy(reward, done, next_index, *rest):
-        seen.update(reward=reward.copy(), done=done.copy())
-        return real_gae(reward, done, next_index, *rest)
-
-    monkeypatch.setattr(rollout, "gae", spy)
+    seen = _record_gae_inputs(monkeypatch)
     trainer = make_trainer("ppo", game, 4,
                            {**TINY_PPO, "rollout": 120, "num_envs": 4, "score_rewards": True})
     trainer.train_update()
-    reward, done = seen["reward"] * trainer.reward_scale, seen["done"]
+    reward, done = seen[-1][0] * trainer.reward_scale, seen[-1][1]
     # Every row starts a game at step 0 (a fresh environment); a game ends where ``done`` is set.
     totals = [one.sum() for row in range(reward.shape[1])
               for one in np.split(reward[:, row], np.flatnonzero(done[:, row]) + 1)[:-1]]
@@ -121,17 +127,14 @@ def test_score_rewards_are_refused_where_no_running_score_sums_to_the_return(gam
 
 
 def test_the_reward_scale_divides_the_rewards_and_defaults_to_the_largest_utility(monkeypatch):
-    from gamut.solvers.rl import rollout
     from gamut.solvers.rl.ppo import PPOConfig
 
-    seen = []
-    real_gae = rollout.gae
-    monkeypatch.setattr(rollout, "gae", lambda reward, *rest: seen.append(reward.copy()) or real_gae(reward, *rest))
+    seen = _record_gae_inputs(monkeypatch)
     rewards = {}
     for scale in (0.0, 50.0):
         trainer = make_trainer("ppo", "poker_squares", 2, {**TINY_PPO, "score_rewards": True, "reward_scale": scale})
         trainer.train_update()
-        rewards[scale] = seen[-1]
+        rewards[scale] = seen[-1][0]
     assert trainer.reward_scale == 50.0
     np.testing.assert_allclose(rewards[0.0] * 1000.0, rewards[50.0] * 50.0, atol=1e-4)  # American: 10 royal flushes
     assert np.abs(rewards[50.0]).max() > 0
