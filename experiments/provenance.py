@@ -423,3 +423,13 @@ def staleness(meta: dict, params: dict, version: int, code_now: dict[str, str]) 
         reasons.append(f"made by an older toolkit (no code fingerprint recorded; its commit {commit[:12]} has "
                        "today's code, but the checkout had uncommitted changes)")
     return reasons
+
+
+def command_record(argv: list[str]) -> dict:
+    """Provenance of a result a command wrote itself (outside ``gamut run``): versions, commit, machine, command."""
+    import shlex
+    import time
+
+    return {"toolkit_version": toolkit_version(), "game_versions": game_versions(), "git_commit": git_commit(),
+            "command": shlex.join(["gamut", *argv[1:]]), "machine": machine(),
+            "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

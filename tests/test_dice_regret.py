@@ -116,3 +116,19 @@ def test_cli_reports_the_split_and_refuses_an_unknown_agent(capsys):
     assert "after the third roll" in out
     assert main(["dice", "regret", "--variant", "yacht12", "--agent", "nobody"]) == 2
     assert "--agent: unknown agent 'nobody'" in capsys.readouterr().err
+
+
+def test_cli_writes_the_report_with_its_provenance_and_refuses_an_unwritable_file(tmp_path, capsys):
+    out = tmp_path / "regret.json"
+    assert main(["dice", "regret", "--variant", "yacht12", "--agent", "greedy", "--games", "20", "--seed", "2",
+                 "--json", "--out", str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    written = json.loads(out.read_text())
+    assert {k: written[k] for k in printed} == printed
+    record = written["provenance"]
+    assert record["command"].startswith("gamut ") and record["game_versions"]["poker_dice"] >= 1
+    assert {"toolkit_version", "git_commit", "machine", "finished_utc"} <= set(record)
+    assert written["seconds"] > 0
+    assert main(["dice", "regret", "--variant", "yacht12", "--agent", "greedy", "--games", "20",
+                 "--out", str(out / "r.json")]) == 2
+    assert "--out" in capsys.readouterr().err

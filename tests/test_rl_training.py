@@ -207,6 +207,10 @@ def test_cli_trains_resumes_and_refuses_bad_checkpoints(tmp_path, capsys):
     status, out, err = _cli(capsys, "--steps", "256", "--resume", *common)
     assert status == 0, err
     assert json.loads(out.splitlines()[-1])["steps"] == 256
+    # The weights file ships the value network beside the policy, with how to read it.
+    arrays, meta = load_weights(tmp_path / "run" / "weights.npz", "poker_dice(variant=yacht12,players=1)", "ppo")
+    assert {"pi/w0", "v/w0"} <= set(arrays) and meta["value_meaning"] == "final return"
+    assert meta["value_scale"] == pytest.approx(pyspiel.load_game("poker_dice(variant=yacht12,players=1)").max_utility())
     status, _, err = _cli(capsys, "--steps", "128", "--resume", *common)
     assert status == 2 and "is below the 256 steps" in err
     checkpoint = tmp_path / "run" / "checkpoint.npz"

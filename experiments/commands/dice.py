@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+import time
+from pathlib import Path
 
 from gamut.experiments.cli_output import (
     add_json_flag,
@@ -29,6 +32,7 @@ from gamut.experiments.validate import (
     check_agent_name,
     check_seat,
     memory_count,
+    output_file,
     output_problem,
     parse_options,
     seed,
@@ -104,6 +108,9 @@ def register(subparsers) -> None:
     regret.add_argument("--games", type=memory_count(32), default=2000, help="games to play (default: %(default)s)")
     regret.add_argument("--seed", type=seed, default=0, help="seed of the dice (default: %(default)s)")
     regret.add_argument("--agent-seed", type=seed, default=0, help="seed of the agent (default: %(default)s)")
+    regret.add_argument("--out", type=output_file, default=None,
+                        help="also write the report as JSON to this file, with its provenance (toolkit and "
+                             "game versions, git commit, machine, command, seconds)")
     add_json_flag(regret)
     add_quiet_flag(regret)
     regret.set_defaults(handler=run_regret)
@@ -235,6 +242,8 @@ def run_regret(args: argparse.Namespace) -> int:
     import pyspiel
 
     import gamut.envs  # noqa: F401  (registers the games)
+    from gamut.experiments.provenance import command_record
+    from gamut.experiments.store import write_json
     from gamut.solvers.poker_dice.regret import policy_regret
 
     _check_joker(args)
@@ -242,10 +251,15 @@ def run_regret(args: argparse.Namespace) -> int:
     game = pyspiel.load_game(f"poker_dice(variant={args.variant},players=1{joker})")
     bot = check_agent(game, args.agent, "--agent", parse_options(args.option, "--option"), seed=args.agent_seed)
     solution = _solve(args)
+    started = time.perf_counter()
     with progress_bar(args, args.games, "game", f"{args.agent} regret") as bar:
         report = policy_regret(solution, game, bot, args.games, seed=args.seed,
                                progress=lambda done: bar.update(done - bar.n))
+    seconds = time.perf_counter() - started
     summary = report.as_dict()
+    result = {"variant": args.variant, "joker": args.joker, "game": str(game), "agent": args.agent,
+              "options": parse_options(args.option, "--option"), "seed": args.seed, "agent_seed": args.agent_seed,
+              **summary}
     r, v, sc = summary["regret_ci95"], summary["value_ci95"], summary["score_ci95"]
     share = summary["share_ci95"]
     readable = {"variant": args.variant, "agent": args.agent, "games": report.games, "seed": args.seed,
@@ -262,8 +276,11 @@ def run_regret(args: argparse.Namespace) -> int:
                                f"{g['optimal_share']:.1%} optimal")
     emit_result(readable, False)
     if args.json:
-        print(json.dumps({"variant": args.variant, "joker": args.joker, "agent": args.agent,
-                          "options": parse_options(args.option, "--option"), "seed": args.seed, **summary}))
+        print(json.dumps(result))
+    if args.out is not None:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        write_json(Path(args.out), {**result, "seconds": round(seconds, 3), "provenance": command_record(sys.argv)})
+        notice(args, f"wrote {args.out}")
     return 0
 
 

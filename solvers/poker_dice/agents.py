@@ -2,15 +2,21 @@
 
 - ``optimal``: plays the exact solitaire DP policy of its own scorecard (table lookup);
 - ``greedy``: the same tables with every future value zero (best immediate score);
-- ``mcts``: OpenSpiel's Python MCTS with random roll-outs.
+- ``mcts``: OpenSpiel's Python MCTS with random roll-outs;
+- ``ppo_turn``: the shipped PPO run's value network between turns, exact
+  planning inside each turn (:mod:`gamut.solvers.poker_dice.planner`).
 
-``optimal`` and ``greedy`` play the scorecard variants, not the ranking game.
+``optimal``, ``greedy`` and ``ppo_turn`` play the scorecard variants, not the
+ranking game; ``ppo_turn`` plays one-player games with shipped PPO weights (or
+a user's own, ``weights=PATH``).
 """
 
 from __future__ import annotations
 
 from gamut.solvers.bots import Option, register_bot
 from gamut.solvers.poker_dice.bots import make_bot
+from gamut.solvers.poker_dice.planner import TurnPlanner, holds_value_network
+from gamut.solvers.rl.agents import shipped_path, shipped_weights
 
 
 def _scorecard_only(game) -> str | None:
@@ -35,4 +41,30 @@ register_bot(
     lambda game, player, seed, simulations: make_bot("mcts", game, player, seed, simulations=simulations),
     "OpenSpiel's Python MCTS (UCT constant 2, one random roll-out per leaf)",
     {"simulations": Option(int, 200, "simulations per move")},
+)
+
+
+def _planner_refusal(game) -> str | None:
+    if game.variant is None:
+        return "it plays scorecard variants, not the ranking game"
+    if game.num_players() != 1:
+        return "it plans one player's card: load the variant with players=1"
+    shipped = shipped_weights().get("ppo", {})
+    if str(game) not in shipped:
+        return (f"no ppo weights ship for this variant (they ship for {', '.join(shipped) or 'none'}); train them "
+                "with gamut train --set score_rewards=true and load them with "
+                "gamut.solvers.poker_dice.planner.TurnPlanner(game, 0, PATH)")
+    if not holds_value_network(shipped_path("ppo", game)):
+        return ("the shipped ppo weights of this variant hold no value network; play a score-reward run's with "
+                "gamut.solvers.poker_dice.planner.TurnPlanner(game, 0, PATH)")
+    return None
+
+
+register_bot(
+    "ppo_turn",
+    "poker_dice",
+    lambda game, player, seed, weights: TurnPlanner(game, player, weights or shipped_path("ppo", game)),
+    "PPO's value network judges the card between turns; exact expectimax plans each turn (NumPy forward pass)",
+    {"weights": Option(str, "", "PPO weights file trained with score_rewards (default: the shipped weights)")},
+    supports=_planner_refusal,
 )

@@ -259,14 +259,18 @@ def solve_values(tables) -> tuple[StateLayout, np.ndarray]:
     return layout, values
 
 
-def turn_levels(tables, layout, values, mask: int, total: int):
-    """``(G, L2, L1)`` (each (num_aux, 252) float64) of one turn; see the module docstring."""
+def turn_levels(tables, layout, values, mask: int, total: int, only_aux: int = -1):
+    """``(G, L2, L1)`` (each (num_aux, 252) float64) of one turn; see the module docstring.
+
+    With ``only_aux >= 0`` only that ``aux``'s rows (and the ``G`` rows they need)
+    are filled, and only the values of that ``aux``'s successors are read.
+    """
     shape = (tables.num_aux, dice.NUM_ROLLS)
     G, L2, L1 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     _turn_levels(tables.params, tables.box_data, tables.roll_data, values, layout.offsets, mask,
                  total, G, L2, L1,
                  np.zeros(dice.NUM_ROLLS), np.zeros(dice.NUM_KEEPS), np.zeros(dice.NUM_KEEPS),
-                 np.zeros(tables.num_boxes, dtype=np.bool_), np.zeros(dice.NUM_ROLLS), -1)
+                 np.zeros(tables.num_boxes, dtype=np.bool_), np.zeros(dice.NUM_ROLLS), only_aux)
     return G, L2, L1
 
 

@@ -72,13 +72,14 @@ class DiceSolution:
         """Optimal expected total score of a whole game."""
         return self.value(0, 0, 0)
 
-    def _levels(self, mask: int, total: int):
-        # One turn's levels serve every decision of that turn: keep the recent ones.
-        key = (mask, total)
+    def _levels(self, mask: int, total: int, aux: int):
+        # One turn's levels serve every decision of that turn: keep the recent ones. A turn
+        # has one aux, so only its rows are computed (and only its successors' values read).
+        key = (mask, total, aux)
         if key not in self._level_cache:
             if len(self._level_cache) >= 1024:
                 self._level_cache.clear()
-            G, L2, _ = turn_levels(self.tables, self.layout, self.values, mask, total)
+            G, L2, _ = turn_levels(self.tables, self.layout, self.values, mask, total, aux)
             self._level_cache[key] = (G, L2)
         return self._level_cache[key]
 
@@ -110,7 +111,7 @@ class DiceSolution:
         if banked and not 0 <= bank <= aux:
             raise ValueError(f"bank {bank} is not in 0..{aux} (the bank at the start of the turn)")
         clipped = t.sum_lo + self._total_index(mask, total)
-        G, L2 = self._levels(mask, clipped)
+        G, L2 = self._levels(mask, clipped, aux)
         used = NUM_BASE_ROLLS - rolls_left
         bank_after = bank + rolls_left if banked else aux
         allowed = np.zeros(t.num_boxes, dtype=np.bool_)

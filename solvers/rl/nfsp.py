@@ -271,6 +271,10 @@ class NFSPTrainer:
         """The average-policy network's parameters, as shipped in a weights file (head ``pi``)."""
         return {"pi/" + k.split("/", 1)[1]: np.asarray(v) for k, v in self._head("avg").items()}
 
+    def weights_metadata(self) -> dict:
+        """Nothing beyond the training's metadata: the weights file holds the average policy only."""
+        return {}
+
     # -- checkpoint support ---------------------------------------------------
     def state(self) -> tuple[dict, dict]:
         import jax

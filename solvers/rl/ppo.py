@@ -376,8 +376,19 @@ class PPOTrainer:
         self.finished_returns = list(info["finished_returns"])
 
     def policy_arrays(self) -> dict:
-        """The policy network's parameters, as shipped in a weights file."""
-        return {k: np.asarray(v) for k, v in self.params.items() if k.startswith("pi/")}
+        """What a weights file ships: the policy network (``pi/*``) and the value network (``v/*``).
+
+        The ``ppo`` agent plays the policy; a planner can read the value network,
+        whose output times ``value_scale`` (the reward scale, recorded beside it)
+        is the expected final return of the mover, or with ``score_rewards`` the
+        points still to come (``value_meaning`` says which).
+        """
+        return {k: np.asarray(v) for k, v in self.params.items() if k.startswith(("pi/", "v/"))}
+
+    def weights_metadata(self) -> dict:
+        """What a weights file records besides the training's: how to read the value network."""
+        return {"value_scale": self.reward_scale,
+                "value_meaning": "points to come" if self.config.score_rewards else "final return"}
 
 
 _STEP_FIELDS = ("obs", "legal_mask", "current_player", "info_state")

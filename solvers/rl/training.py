@@ -194,6 +194,7 @@ def _save_weights(path: Path, trainer, evaluation: dict, history: list[dict], op
         "seed": trainer.seed, "config": trainer.config_dict(),
         "budget": {"steps": trainer.steps, "seconds": evaluation["seconds"], "cores": len(os.sched_getaffinity(0))},
         "evaluation": evaluation, "evaluation_opponent": opponent, "curve": history,
+        **trainer.weights_metadata(),
     })
 
 
