@@ -31,6 +31,7 @@ ISMCTS_MATCH = {"agent_a": "ismcts", "agent_b": "heuristic", "seed": 1, "n": 500
 NET_SEARCH_US = {"scoring": "American", "agent": "`net_search`, 5 s budget"}
 NET_SEARCH_UK = {"scoring": "English", "agent": "`net_search`, 5 s budget"}
 RL_PAGE, PPO_YACHT12, PPO_YAHTZEE = "rl/README.md", "rl/ppo_yacht12.json", "rl/ppo_yahtzee.json"
+TURN_YACHT12, TURN_YAHTZEE = "rl/regret_ppo_turn_yacht12.json", "rl/regret_ppo_turn_yahtzee.json"
 PPO_PALACE = {"agent": "ppo", "game": "`palace_poker`", "opponent": "heuristic"}
 PPO_POKE = {"agent": "ppo", "game": "`poke`", "opponent": "heuristic"}
 NFSP_POKE = {"agent": "nfsp", "opponent": "heuristic"}
@@ -103,6 +104,18 @@ CLAIMS = [
     ("Poker Squares value network", "51.69", SQUARES_PAGE, {"scoring": "English", "agent": "`net`"}, "mean", 1),
     ("Poker Squares value network", "52.72", SQUARES_PAGE, NET_SEARCH_UK, "mean", 1),
     ("Poker Squares value network", "500", SQUARES_PAGE, NET_SEARCH_US, "n", 1),
+    ("`ppo_turn` on one-player", "184.71", TURN_YACHT12, {}, "mean_score", 1),
+    ("`ppo_turn` on one-player", "184.11", TURN_YACHT12, {}, "score_ci95.0", 1),
+    ("`ppo_turn` on one-player", "185.30", TURN_YACHT12, {}, "score_ci95.1", 1),
+    ("`ppo_turn` on one-player", "99.3", TURN_YACHT12, {}, "mean_score", 100 / YACHT12_OPTIMUM),
+    ("`ppo_turn` on one-player", "185.97", TURN_YACHT12, {}, "optimum", 1),
+    ("`ppo_turn` on one-player", "246.47", TURN_YAHTZEE, {}, "mean_score", 1),
+    ("`ppo_turn` on one-player", "245.41", TURN_YAHTZEE, {}, "score_ci95.0", 1),
+    ("`ppo_turn` on one-player", "247.52", TURN_YAHTZEE, {}, "score_ci95.1", 1),
+    ("`ppo_turn` on one-player", "96.8", TURN_YAHTZEE, {}, "mean_score", 100 / YAHTZEE_OPTIMUM),
+    ("`ppo_turn` on one-player", "254.59", TURN_YAHTZEE, {}, "optimum", 1),
+    ("`ppo_turn` on one-player", "10,000", TURN_YAHTZEE, {}, "games", 1),
+    ("`ppo_turn` on one-player", "10,000", TURN_YACHT12, {}, "games", 1),
     ("PPO on one-player", "172.90", PPO_YACHT12, {}, "evaluation.final_mean_return", 1),
     ("PPO on one-player", "172.46", PPO_YACHT12, {}, "evaluation.ci95_low", 1),
     ("PPO on one-player", "173.34", PPO_YACHT12, {}, "evaluation.ci95_high", 1),
@@ -188,8 +201,8 @@ def source_value(source: str, filters: dict, column: str) -> float:
         matching = [r for r in records if all(r.get(k) == v for k, v in filters.items())]
         assert matching, f"{source}: no record with {filters}"
         value = matching[-1]
-        for key in column.split("."):  # a nested field: "games.poke.ours_steps_per_s"
-            value = value[key]
+        for key in column.split("."):  # a nested field: "games.poke.ours_steps_per_s", "score_ci95.0"
+            value = value[int(key)] if isinstance(value, list) else value[key]
         return float(value)
     matching = [r for r in markdown_rows(path) if all(r.get(k) == v for k, v in filters.items())]
     assert len(matching) == 1, f"{source} {filters}: {len(matching)} rows"
