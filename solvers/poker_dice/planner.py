@@ -20,10 +20,10 @@ scorecards; the policy network is not used.
 ``W`` is computed when a turn first needs it (the cards its box choices can
 lead to) and kept for the rest of the agent's life. The network's input
 includes the score banked so far, which a table shared by every game cannot
-know; it is set to 0 for every card. (The value network's output moves by
-about a quarter of a point when that input moves by 30 points, so the choice
-matters little; a fixed input keeps the agent's moves a function of the
-position alone, whatever games it played before.)
+know; it is set to 0 for every card, so the agent's moves are a function of
+the position alone, whatever games it played before. (Under score rewards
+the network predicts the points still to come, which do not depend on the
+points banked.)
 
     >>> import pyspiel, gamut.envs.poker_dice.game
     >>> from gamut.envs import dice
@@ -126,8 +126,8 @@ def value_network(game, path) -> tuple[dict, float]:
     """
     arrays, meta = load_weights(path, game, "ppo")
     if "v/w0" not in arrays:
-        raise RLFileError(f"weights {path} hold no value network (only {', '.join(sorted(arrays))}); "
-                          "weights written by gamut train from this version on hold one")
+        raise RLFileError(f"weights {path} hold no value network (only {', '.join(sorted(arrays))}); PPO weights "
+                          "files written by gamut train hold one, older files do not")
     if meta.get("value_meaning") != "points to come":
         raise RLFileError(f"weights {path} were trained without score_rewards (their value is "
                           f"{meta.get('value_meaning', 'not recorded')!r}); ppo_turn reads the points still to come: "
