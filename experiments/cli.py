@@ -53,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         if args.command is None:
             parser.error("a COMMAND is required; see 'gamut --help' for the list")
+        # The words of this command, for result files that record how they were made.
+        args.argv = list(sys.argv[1:] if argv is None else argv)
     except SystemExit as done:
         return 0 if done.code is None else done.code if isinstance(done.code, int) else 2
     # Listening from here on also catches kernels compiled while the handler imports its modules.

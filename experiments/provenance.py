@@ -426,10 +426,13 @@ def staleness(meta: dict, params: dict, version: int, code_now: dict[str, str]) 
 
 
 def command_record(argv: list[str]) -> dict:
-    """Provenance of a result a command wrote itself (outside ``gamut run``): versions, commit, machine, command."""
+    """Provenance of a result a command wrote itself (outside ``gamut run``): versions, commit, machine, command.
+
+    ``argv`` is the command's words after ``gamut`` (``args.argv`` of :func:`gamut.experiments.cli.main`).
+    """
     import shlex
     import time
 
     return {"toolkit_version": toolkit_version(), "game_versions": game_versions(), "git_commit": git_commit(),
-            "command": shlex.join(["gamut", *argv[1:]]), "machine": machine(),
+            "command": shlex.join(["gamut", *argv]), "machine": machine(),
             "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

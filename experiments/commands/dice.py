@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -279,7 +278,7 @@ def run_regret(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     if args.out is not None:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        write_json(Path(args.out), {**result, "seconds": round(seconds, 3), "provenance": command_record(sys.argv)})
+        write_json(Path(args.out), {**result, "seconds": round(seconds, 3), "provenance": command_record(args.argv)})
         notice(args, f"wrote {args.out}")
     return 0
 
