@@ -205,3 +205,12 @@ def test_the_shipped_planner_is_close_to_the_optimum_on_fixed_dice():
     game = pyspiel.load_game(YACHT12)
     report = policy_regret(solve("yacht12"), game, make_bot(game, "ppo_turn"), 40, seed=11)
     assert report.mean_regret < 4.0
+
+
+def test_the_module_example_plays_as_it_says():
+    import doctest
+
+    from gamut.solvers.poker_dice import planner
+
+    result = doctest.testmod(planner)
+    assert result.attempted > 0 and result.failed == 0

@@ -267,7 +267,7 @@ class NFSPTrainer:
         """Actions drawn from the average policy (how the ``nfsp`` agent plays)."""
         return sample_masked(self.policy_logits(inputs), mask, self.rng)[0]
 
-    def policy_arrays(self) -> dict:
+    def weights_arrays(self) -> dict:
         """The average-policy network's parameters, as shipped in a weights file (head ``pi``)."""
         return {"pi/" + k.split("/", 1)[1]: np.asarray(v) for k, v in self._head("avg").items()}
 

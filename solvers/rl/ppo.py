@@ -375,7 +375,7 @@ class PPOTrainer:
         self.steps, self.updates = int(info["steps"]), int(info["updates"])
         self.finished_returns = list(info["finished_returns"])
 
-    def policy_arrays(self) -> dict:
+    def weights_arrays(self) -> dict:
         """What a weights file ships: the policy network (``pi/*``) and the value network (``v/*``).
 
         The ``ppo`` agent plays the policy; a planner can read the value network,

@@ -186,7 +186,7 @@ def train(trainer, steps: int, out: str | os.PathLike, *, resume: bool = False, 
 
 def _save_weights(path: Path, trainer, evaluation: dict, history: list[dict], opponent: str) -> None:
     """The policy with its training's metadata; ``evaluation`` is the latest one (of the saved parameters)."""
-    save_weights(path, trainer.policy_arrays(), {
+    save_weights(path, trainer.weights_arrays(), {
         "algorithm": trainer.algorithm, "game": trainer.game_string,
         "input": "information_state+seat" if uses_info_state(trainer.game) else
                  ("observation+seat" if trainer.game.num_players() > 1 else "observation"),
