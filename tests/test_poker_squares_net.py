@@ -212,5 +212,5 @@ def test_exact_net_search_is_deterministic_and_one_ply_agrees_with_the_values():
     card = int(K.card_to_place(state.state, 0))
     values = np.empty(25)
     M.afterstate_values(grid.copy(), card, net["params"], game.cfg, HAND_TABLE, values)
-    assert best_cell(grid, card, net["params"], game.cfg, HAND_TABLE) == int(np.argmax(values))
+    assert best_cell(grid, card, net["params"], *M.NO_BASE, game.cfg, HAND_TABLE) == int(np.argmax(values))
     assert make_bot(game, "net", 0, 0).step(state) == int(np.argmax(values))

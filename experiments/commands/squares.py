@@ -203,6 +203,9 @@ def register(subparsers) -> None:
     net.add_argument("--teacher-chunks", type=whole(0, 1_000_000), default=0,
                      help="first chunks played by the crossline agent, their final scores as targets (needs its "
                           "committed table and correction) (default: %(default)s)")
+    net.add_argument("--base", choices=("none", "crossline"), default="none",
+                     help="train the network as a residual over this value: crossline (the committed table and "
+                          "correction; play starts as the crossline agent's) or none (default: %(default)s)")
     net.add_argument("--export", type=output_file,
                      help="also write the weight file the net agents read (e.g. results/poker_squares/"
                           "net_american.npz)")
@@ -408,7 +411,7 @@ def run_train_net(args) -> int:
 
     settings = {"games_per_chunk": args.games_per_chunk, "updates": args.updates, "batch": args.batch,
                 "buffer": args.buffer, "lam": args.lam, "epsilon": args.epsilon,
-                "learning_rate": args.learning_rate, "teacher_chunks": args.teacher_chunks}
+                "learning_rate": args.learning_rate, "teacher_chunks": args.teacher_chunks, "base": args.base}
     per_chunk = args.games_per_chunk * POSITIONS_PER_GAME
     total = -(-args.positions // per_chunk) * per_chunk
     command = "gamut " + shlex.join(sys.argv[1:])

@@ -18,7 +18,9 @@ cards to come are known and the network's premise (every unseen card may
 come) does not hold. The network is that of the game's point system,
 ``results/poker_squares/net_american.npz`` or ``net_english.npz``, its
 SHA-256 checked at load; ``weights`` names another file (trained with
-``gamut squares train-net`` and ``--export``) for another point system.
+``gamut squares train-net`` and ``--export``), for another point system or
+a network trained as a residual over the ``crossline`` value (``--base
+crossline``), whose agents add that value to the network's.
 Neither needs JAX: the forward pass is Numba.
 
     >>> import pyspiel, gamut.envs
@@ -46,15 +48,18 @@ CHANCE_BATCH = 4  # sampled next cards between two looks at the clock
 
 
 @numba.njit(cache=True)
-def best_cell(grid, card, params, cfg, table):
-    """The empty cell of highest network value for ``card`` (ties to the lowest); ``grid`` is restored."""
+def best_cell(grid, card, params, base_values, base_weights, cfg, table):
+    """The empty cell of highest network value for ``card`` (ties to the lowest); ``grid`` is restored.
+
+    ``base_values``, ``base_weights``: the network's base (``net_model.valued_afterstates``).
+    """
     values = np.empty(K.NUM_CELLS)
-    M.afterstate_values(grid, card, params, cfg, table, values)
+    M.valued_afterstates(grid, card, params, base_values, base_weights, cfg, table, values)
     return np.argmax(values)
 
 
 @numba.njit(cache=True)
-def two_ply_sums(grid, card, cands, nexts, params, cfg, table, sums):
+def two_ply_sums(grid, card, cands, nexts, params, base_values, base_weights, cfg, table, sums):
     """Add to ``sums[i]`` the best network value after each next card, ``card`` in cell ``cands[i]``.
 
     ``grid`` int64 (25,) is the player's grid before ``card`` is placed (restored);
@@ -64,7 +69,7 @@ def two_ply_sums(grid, card, cands, nexts, params, cfg, table, sums):
     for i in range(cands.shape[0]):
         grid[cands[i]] = card
         for k in range(nexts.shape[0]):
-            M.afterstate_values(grid, nexts[k], params, cfg, table, values)
+            M.valued_afterstates(grid, nexts[k], params, base_values, base_weights, cfg, table, values)
             sums[i] += np.max(values)
         grid[cands[i]] = -1
 
@@ -91,6 +96,7 @@ class NetBot(pyspiel.Bot):
         points = tuple(int(p) for p in game.cfg[K.C_POINTS:])
         self._net = M.load_net(weights or M.net_path(points), points)
         self._params = self._net["params"]
+        self._base = self._net["base_arrays"]
         self._cfg = game.cfg
         self._player = player
         self._rng = rng_state(seed)
@@ -113,7 +119,7 @@ class NetBot(pyspiel.Bot):
 
     def _choose(self, work: np.ndarray) -> int:
         card = K.card_to_place(work, self._player)
-        return best_cell(self._grid(work), card, self._params, self._cfg, HAND_TABLE)
+        return best_cell(self._grid(work), card, self._params, *self._base, self._cfg, HAND_TABLE)
 
 
 class NetSearchBot(NetBot):
@@ -147,13 +153,13 @@ class NetSearchBot(NetBot):
             done = 0
             while done < len(nexts):
                 batch = nexts[done:done + CHANCE_BATCH]
-                two_ply_sums(grid, card, cands, batch, self._params, self._cfg, HAND_TABLE, sums)
+                two_ply_sums(grid, card, cands, batch, self._params, *self._base, self._cfg, HAND_TABLE, sums)
                 done += len(batch)
                 if time.perf_counter() - started >= budget:
                     break
             self._left -= time.perf_counter() - started
         else:
-            two_ply_sums(grid, card, cands, nexts, self._params, self._cfg, HAND_TABLE, sums)
+            two_ply_sums(grid, card, cands, nexts, self._params, *self._base, self._cfg, HAND_TABLE, sums)
         return int(cands[int(np.argmax(sums))])
 
 

@@ -37,12 +37,24 @@ Architecture (``H1``, ``H2``, ``H3`` hidden sizes, ReLU ``r``)::
 ``c`` tells the head which rows and columns still compete for the same empty
 cells. A full grid is never fed to the network: its value is its score.
 
+Base. A network may be trained as a residual over the ``crossline`` value
+(``base = "crossline"``): the value of an afterstate with 1..24 cards is then
+``crossline corrected value + v`` (``valued_afterstates``), where the
+corrected value is the committed learned table plus its cross-line
+correction (``gamut.solvers.poker_squares.crossline``) of the same point
+system. Its output layer starts at zero, so such a network starts out
+playing exactly as ``crossline`` does and learns only what the linear value
+misses. Its file names the base and the SHA-256 of the correction file it
+was trained over; a network whose correction has since changed is refused.
+
 Weight files (``.npz``, read without pickles) hold the arrays of ``PARAM_NAMES``
 (float64), ``value_scale``, ``points`` (the point system the network was
 trained for: one network per system, since the value of a line depends on what
 every hand pays), ``metadata`` (a JSON text: training positions, wall time,
-cores, seed, command, toolkit version, commit) and ``sha256``, the hex
-SHA-256 of the other arrays' bytes in a fixed order (``params_digest``).
+cores, seed, command, toolkit version, commit), optionally ``base`` and
+``base_sha256`` (a residual network's base and its correction file's
+digest; absent means no base) and ``sha256``, the hex SHA-256 of the other
+arrays' bytes in a fixed order (``params_digest``).
 A file whose arrays do not match its digest is refused.
 """
 
@@ -56,7 +68,11 @@ import numba
 import numpy as np
 
 from gamut.envs.poker_squares import kernels as K
-from gamut.solvers.poker_squares.training import RESULTS_DIR, load_npz, save_npz, system_name
+from gamut.solvers.poker_squares.crossline import NO_WEIGHTS, NUM_FEATURES, corrected_value, load_weights
+from gamut.solvers.poker_squares.crossline import weights_path as crossline_path
+from gamut.solvers.poker_squares.learned import seen_word
+from gamut.solvers.poker_squares.training import (RESULTS_DIR, file_sha256, load_npz, load_values, save_npz,
+                                                  system_name)
 
 NET_VERSION = 1
 LINE_INPUTS = 40
@@ -69,6 +85,8 @@ LINE_SCALE = np.concatenate([np.full(13, 1 / 4), np.full(4, 1 / 5), np.ones(6), 
                              np.full(4, 1 / 13)])
 GLOBAL_SCALE = np.concatenate([np.full(13, 1 / 4), np.full(4, 1 / 13), [1 / K.NUM_CELLS]])
 PARAM_NAMES = ("w1", "u1", "b1", "w2", "b2", "w3", "b3", "w4", "a", "b4")
+BASES = ("none", "crossline")
+NO_BASE = (np.zeros(0), NO_WEIGHTS)  # the (table, correction) pair of a network without a base
 
 
 def param_shapes(h1: int = H1, h2: int = H2, h3: int = H3) -> dict[str, tuple[int, ...]]:
@@ -271,6 +289,72 @@ def afterstate_values(grid, card, params, cfg, table, out):
 
 
 @numba.njit(cache=True)
+def base_value(grid, placed, cfg, table, values, weights, state, phi):
+    """The ``crossline`` corrected value of ``grid`` (int64 (25,)) holding ``placed`` (1..24) cards.
+
+    ``state`` (int64 (STATE_SIZE,)) and ``phi`` (float64 (NUM_FEATURES,))
+    are work space; the grid is valued as player 0's of a one-player deal,
+    the cards on it the only ones seen.
+    """
+    for cell in range(K.NUM_CELLS):
+        state[K.S_GRID + cell] = grid[cell]
+    return corrected_value(state, 0, placed, seen_word(state, 0), cfg, table, values, weights, phi)
+
+
+@numba.njit(cache=True)
+def valued_afterstates(grid, card, params, base_values, base_weights, cfg, table, out):
+    """``afterstate_values`` plus, for a network with a base, the base value of each afterstate.
+
+    ``base_values``, ``base_weights`` are the base's learned table and
+    correction (``NO_BASE``, empty, for a network without one). A full grid
+    is worth its score alone.
+    """
+    afterstate_values(grid, card, params, cfg, table, out)
+    if base_values.shape[0] == 0:
+        return
+    placed = 1
+    for cell in range(K.NUM_CELLS):
+        placed += grid[cell] >= 0
+    if placed == K.NUM_CELLS:
+        return
+    state = np.full(K.STATE_SIZE, -1, np.int64)
+    phi = np.empty(NUM_FEATURES)
+    for cell in range(K.NUM_CELLS):
+        if grid[cell] < 0:
+            grid[cell] = card
+            out[cell] += base_value(grid, placed, cfg, table, base_values, base_weights, state, phi)
+            grid[cell] = -1
+
+
+@numba.njit(cache=True)
+def base_values_of(grids, cfg, table, values, weights, out):
+    """The base value of each grid of a batch (int8 (B, 25), 1..24 cards each) into ``out`` float64 (B,)."""
+    state = np.full(K.STATE_SIZE, -1, np.int64)
+    phi = np.empty(NUM_FEATURES)
+    grid = np.empty(K.NUM_CELLS, np.int64)
+    for b in range(grids.shape[0]):
+        placed = 0
+        for cell in range(K.NUM_CELLS):
+            grid[cell] = grids[b, cell]
+            placed += grid[cell] >= 0
+        out[b] = base_value(grid, placed, cfg, table, values, weights, state, phi)
+
+
+def load_base(base: str, points) -> tuple[tuple[np.ndarray, np.ndarray], str]:
+    """The (learned table, correction) of ``base`` for ``points`` and the correction file's SHA-256.
+
+    ``"none"`` gives ``NO_BASE`` and an empty digest; ``"crossline"`` the
+    committed table and correction (checked as the ``crossline`` agent
+    checks them).
+    """
+    if base not in BASES:
+        raise ValueError(f"unknown value-network base {base!r}; known: {', '.join(BASES)}")
+    if base == "none":
+        return NO_BASE, ""
+    return (load_values(points), load_weights(points)), file_sha256(crossline_path(points))
+
+
+@numba.njit(cache=True)
 def encode_grids(grids, lines_out, global_out, empty_out):
     """Network inputs of a batch of grids (int8 or int64 (B, 25), -1 empty), for training.
 
@@ -299,9 +383,10 @@ def encode_grids(grids, lines_out, global_out, empty_out):
 
 
 def params_digest(arrays: dict) -> str:
-    """Hex SHA-256 of the parameters, value scale, points and metadata, in ``PARAM_NAMES`` order."""
+    """Hex SHA-256 of the parameters, value scale, points, metadata and base (if any), in a fixed order."""
     h = hashlib.sha256()
-    for name in (*PARAM_NAMES, "value_scale", "points", "metadata"):
+    names = (*PARAM_NAMES, "value_scale", "points", "metadata")
+    for name in names + tuple(name for name in ("base", "base_sha256") if name in arrays):
         arr = np.ascontiguousarray(arrays[name])
         h.update(name.encode())
         h.update(str(arr.dtype).encode() + str(arr.shape).encode())
@@ -314,9 +399,12 @@ def net_path(points, directory: Path | None = None) -> Path:
     return Path(directory or RESULTS_DIR) / f"net_{system_name(points)}.npz"
 
 
-def save_net(path: Path, params: dict, value_scale: float, points, metadata: dict) -> str:
-    """Write a weight file (atomically) and return its digest."""
+def save_net(path: Path, params: dict, value_scale: float, points, metadata: dict, base: str = "none",
+             base_sha256: str = "") -> str:
+    """Write a weight file (atomically) and return its digest; a ``base`` other than none is recorded."""
     arrays = {name: np.asarray(params[name], dtype=np.float64) for name in PARAM_NAMES}
+    if base != "none":
+        arrays["base"], arrays["base_sha256"] = np.str_(base), np.str_(base_sha256)
     arrays["value_scale"] = np.float64(value_scale)
     arrays["points"] = np.asarray(points, dtype=np.int64)
     arrays["metadata"] = np.str_(json.dumps(metadata, sort_keys=True))
@@ -330,9 +418,11 @@ def save_net(path: Path, params: dict, value_scale: float, points, metadata: dic
 def load_net(path: Path, points=None) -> dict:
     """A weight file, checked: its digest, version, shapes and (when given) its point system.
 
-    Returns a dict with ``params`` (the Numba forward pass's tuple), ``arrays``,
-    ``points``, ``metadata`` and ``sha256``. A damaged, altered or foreign
-    file is a ``ValueError`` naming it.
+    Returns a dict with ``params`` (the Numba forward pass's tuple), ``base``
+    (its name) and ``base_arrays`` (``load_base``'s pair, for
+    ``valued_afterstates``), ``arrays``, ``points``, ``metadata`` and
+    ``sha256``. A damaged, altered or foreign file, or one whose base has
+    changed since it was trained, is a ``ValueError`` naming it.
     """
     path = Path(path)
     if not path.exists():
@@ -353,7 +443,16 @@ def load_net(path: Path, points=None) -> dict:
     if points is not None and tuple(saved["points"]) != tuple(int(p) for p in points):
         raise ValueError(f"{path} was trained for points {tuple(int(p) for p in saved['points'])}, not "
                          f"{tuple(int(p) for p in points)}")
-    return {"params": forward_params(saved, float(saved["value_scale"])), "arrays": saved,
+    base = str(saved.get("base", "none"))
+    if base not in BASES:
+        raise ValueError(f"{path} names an unknown base {base!r}; this code knows {', '.join(BASES)}")
+    base_arrays, digest = load_base(base, tuple(int(p) for p in saved["points"]))
+    if digest != str(saved.get("base_sha256", "")):
+        raise ValueError(f"{path} was trained over another crossline correction than the one at "
+                         f"{crossline_path(saved['points'])} (SHA-256 {digest[:12]}..., the file names "
+                         f"{str(saved.get('base_sha256', ''))[:12]}...): retrain it over this correction")
+    return {"params": forward_params(saved, float(saved["value_scale"])), "base": base, "base_arrays": base_arrays,
+            "arrays": saved,
             "points": tuple(int(p) for p in saved["points"]), "metadata": json.loads(str(saved["metadata"])),
             "sha256": str(saved["sha256"])}
 

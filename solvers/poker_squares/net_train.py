@@ -20,6 +20,13 @@ A run proceeds in chunks. Chunk ``i``:
    from the buffer (mean squared error in units of ``value_scale`` points);
 4. writes a checkpoint (atomically).
 
+With ``base = "crossline"`` the network is a residual over the ``crossline``
+value (``net_model``, "Base"): self-play values afterstates by the sum, the
+TD targets are built from the sum, and the network is fitted to the target
+minus the base value of each afterstate. Its zero output layer makes chunk
+0's games those of the ``crossline`` agent (with exploration), so no
+teacher is needed.
+
 Game ``g`` of chunk ``i`` deals from the stream of ``(stream_seed(seed, 2i), g)``
 and explores from that of ``(stream_seed(seed, 2i + 1), g)``, so a chunk's
 games are the same whether they are played in one process or split over
@@ -63,11 +70,12 @@ CHECKPOINT_VERSION = 1
 POSITIONS_PER_GAME = K.NUM_CELLS - 1  # afterstates with 1 .. 24 cards; the full grid's value is its score
 VALUE_SCALE = 100.0
 DEFAULTS = {"games_per_chunk": 2048, "lam": 0.7, "epsilon": 0.05, "learning_rate": 1e-3, "batch": 256,
-            "updates": 384, "buffer": 400_000, "hidden": [M.H1, M.H2, M.H3], "teacher_chunks": 0}
+            "updates": 384, "buffer": 400_000, "hidden": [M.H1, M.H2, M.H3], "teacher_chunks": 0, "base": "none"}
 
 
 @numba.njit(cache=True)
-def _choose_cells(states, params, cfg, table, epsilon, streams, move, actions, best_values, grids):
+def _choose_cells(states, params, base_values, base_weights, cfg, table, epsilon, streams, move, actions,
+                  best_values, grids):
     """Choose every row's cell for move ``move``; record the chosen afterstate and the best value."""
     values = np.empty(K.NUM_CELLS)
     grid = np.empty(K.NUM_CELLS, np.int64)
@@ -75,7 +83,7 @@ def _choose_cells(states, params, cfg, table, epsilon, streams, move, actions, b
         for cell in range(K.NUM_CELLS):
             grid[cell] = states[i, K.S_GRID + cell]
         card = K.card_to_place(states[i], 0)
-        M.afterstate_values(grid, card, params, cfg, table, values)
+        M.valued_afterstates(grid, card, params, base_values, base_weights, cfg, table, values)
         best, best_cell, empty = -np.inf, -1, 0
         for cell in range(K.NUM_CELLS):
             if grid[cell] < 0:
@@ -131,13 +139,14 @@ def lambda_targets(best_values: np.ndarray, scores: np.ndarray, lam: float) -> n
 
 
 def play_games(game_string: str, params: tuple, deal_seed: int, explore_seed: int, first: int, count: int,
-               epsilon: float, teacher: bool = False) -> dict:
+               epsilon: float, teacher: bool = False, base: str = "none") -> dict:
     """Games ``first .. first + count - 1`` of a chunk: afterstate grids int8 (count, 25, 25), best values, scores.
 
     ``grids[g, t]`` is game ``g``'s grid after move ``t``; ``best[g, t]`` the
     best afterstate value of move ``t`` (zero when the ``teacher``, the
     ``crossline`` agent on the committed learned table and correction, plays
-    instead of the network); ``scores`` (count,) the final scores.
+    instead of the network); ``scores`` (count,) the final scores. ``base``
+    names the network's base (``net_model.load_base``).
     """
     from gamut.envs.vector import game_streams, make_vector
 
@@ -150,14 +159,17 @@ def play_games(game_string: str, params: tuple, deal_seed: int, explore_seed: in
     actions = np.zeros(count, np.int64)
     best = np.zeros((count, K.NUM_CELLS))
     grids = np.zeros((count, K.NUM_CELLS, K.NUM_CELLS), np.int8)
+    points = tuple(int(p) for p in cfg[K.C_POINTS:])
     if teacher:
-        points = tuple(int(p) for p in cfg[K.C_POINTS:])
         values, weights = load_values(points), load_weights(points)
+    else:
+        base_values, base_weights = M.load_base(base, points)[0]
     for move in range(K.NUM_CELLS):
         if teacher:
             _teacher_cells(env.states, cfg, HAND_TABLE, values, weights, epsilon, explore, move, actions, grids)
         else:
-            _choose_cells(env.states, params, cfg, HAND_TABLE, epsilon, explore, move, actions, best, grids)
+            _choose_cells(env.states, params, base_values, base_weights, cfg, HAND_TABLE, epsilon, explore, move,
+                          actions, best, grids)
         step = env.step(actions)
     if not step.terminated.all():
         raise RuntimeError("every game should end after 25 placements")
@@ -168,16 +180,16 @@ def run_trial(params: dict, spec: dict, seed: int) -> dict:
     """One part of a chunk's games, as a backend task: ``play_games`` on ``params`` and ``spec``'s game range.
 
     ``params`` holds ``game_string``, ``net`` (the forward parameters), ``deal_seed``,
-    ``explore_seed``, ``epsilon`` and ``teacher``; ``spec`` the part's ``first``
+    ``explore_seed``, ``epsilon``, ``teacher`` and ``base``; ``spec`` the part's ``first``
     game and ``count``. ``seed`` is unused: the part's games depend only on the
     chunk's two stream seeds, whatever the split.
     """
     return play_games(params["game_string"], params["net"], params["deal_seed"], params["explore_seed"],
-                      spec["first"], spec["count"], params["epsilon"], params["teacher"])
+                      spec["first"], spec["count"], params["epsilon"], params["teacher"], params["base"])
 
 
 def play_chunk(game_string: str, params: tuple, seed: int, chunk: int, games: int, epsilon: float,
-               workers: int = 1, teacher: bool = False, backend=None) -> dict:
+               workers: int = 1, teacher: bool = False, backend=None, base: str = "none") -> dict:
     """The games of chunk ``chunk``, split into ``workers`` parts (the same games for any ``workers``).
 
     The parts run on ``backend`` (an opened :mod:`gamut.experiments.backends`
@@ -189,7 +201,7 @@ def play_chunk(game_string: str, params: tuple, seed: int, chunk: int, games: in
     deal_seed, explore_seed = stream_seed(seed, 2 * chunk), stream_seed(seed, 2 * chunk + 1)
     bounds = [games * k // workers for k in range(workers + 1)]
     task_params = {"game_string": game_string, "net": params, "deal_seed": deal_seed,
-                   "explore_seed": explore_seed, "epsilon": epsilon, "teacher": teacher}
+                   "explore_seed": explore_seed, "epsilon": epsilon, "teacher": teacher, "base": base}
     tasks = [TrialTask(__name__, task_params, {"trial": k, "first": lo, "count": hi - lo}, 0)
              for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])) if hi > lo]
     if backend is None and len(tasks) == 1:
@@ -309,6 +321,7 @@ def train_net(scoring: str, positions: int, path: Path, seed: int = 0, resume: b
     """
     import jax.numpy as jnp
 
+    from gamut.envs.loading import load_game
     from gamut.envs.poker_squares.game import parse_points
     from gamut.experiments.backends import make_backend
 
@@ -320,6 +333,12 @@ def train_net(scoring: str, positions: int, path: Path, seed: int = 0, resume: b
     points = [int(p) for p in parse_points(scoring)]
     game_string = "poker_squares(scoring=" + ";".join(str(p) for p in points) + ")"
     header = {"version": CHECKPOINT_VERSION, "points": points, "seed": int(seed), **cfg}
+    # The base is loaded (and checked) before anything runs; a run over a correction that has since changed
+    # is refused on resume, as its weights would be at load.
+    (base_values, base_weights), base_digest = M.load_base(cfg["base"], points)
+    if cfg["base"] != "none":
+        header["base_sha256"] = base_digest
+        cfg_array = load_game(game_string).cfg
     path = Path(path)
     per_chunk = cfg["games_per_chunk"] * POSITIONS_PER_GAME
     chunks = -(-positions // per_chunk)
@@ -353,12 +372,16 @@ def train_net(scoring: str, positions: int, path: Path, seed: int = 0, resume: b
             numpy_params = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
             teacher = chunk < cfg["teacher_chunks"]
             games = play_chunk(game_string, M.forward_params(numpy_params, VALUE_SCALE), seed, chunk,
-                               cfg["games_per_chunk"], cfg["epsilon"], workers, teacher, runner)
+                               cfg["games_per_chunk"], cfg["epsilon"], workers, teacher, runner, cfg["base"])
             # The teacher's games have no network values to bootstrap from: their targets are the final scores.
-            targets = lambda_targets(games["best"], games["scores"], 1.0 if teacher else cfg["lam"])
+            targets = lambda_targets(games["best"], games["scores"], 1.0 if teacher else cfg["lam"]).reshape(-1)
             new_grids = games["grids"][:, :POSITIONS_PER_GAME].reshape(-1, K.NUM_CELLS)
+            if cfg["base"] != "none":
+                base = np.empty(len(new_grids))
+                M.base_values_of(new_grids, cfg_array, HAND_TABLE, base_values, base_weights, base)
+                targets = targets - base  # the network is fitted to what the base misses
             buf_grids = np.concatenate([buf_grids, new_grids])
-            buf_targets = np.concatenate([buf_targets, (targets / VALUE_SCALE).astype(np.float32).reshape(-1)])
+            buf_targets = np.concatenate([buf_targets, (targets / VALUE_SCALE).astype(np.float32)])
             buf_grids, buf_targets = buf_grids[-cfg["buffer"]:], buf_targets[-cfg["buffer"]:]
             rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(chunk, 0x42)))
             for _ in range(cfg["updates"]):
@@ -403,7 +426,8 @@ def export(checkpoint: Path, out: Path, command: str = "") -> dict:
                 "command": command, "toolkit_version": getattr(gamut, "__version__", "unknown"),
                 "commit": _commit(), "machine": platform.machine()}
     params = {name: saved["p_" + name] for name in M.PARAM_NAMES}
-    digest = M.save_net(out, params, VALUE_SCALE, header["points"], metadata)
+    digest = M.save_net(out, params, VALUE_SCALE, header["points"], metadata, header.get("base", "none"),
+                        header.get("base_sha256", ""))
     return {**metadata, "path": str(out), "sha256": digest}
 
 
