@@ -239,7 +239,10 @@ def test_the_cli_trains_over_the_base_and_names_the_bases_it_knows(tmp_path, cap
     flags = ["--games-per-chunk", "6", "--updates", "1", "--batch", "4", "--buffer", "200", "--quiet"]
     assert main(["squares", "train-net", "--positions", "1", "--out", str(out), "--base", "crossline",
                  "--export", str(weights), *flags]) == 0
-    assert M.load_net(weights)["base"] == "crossline"
+    net = M.load_net(weights)
+    assert net["base"] == "crossline"
+    assert net["metadata"]["command"] == ("gamut squares train-net --positions 1 --out " + str(out)
+                                          + " --base crossline --export " + str(weights) + " " + " ".join(flags))
     assert main(["squares", "train-net", "--positions", "1", "--out", str(tmp_path / "x.npz"), "--base", "linear",
                  *flags]) == 2
     err = capsys.readouterr().err

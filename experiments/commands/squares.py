@@ -402,7 +402,6 @@ def run_refit_crossline(args) -> int:
 def run_train_net(args) -> int:
     import importlib.util
     import shlex
-    import sys
 
     missing = [name for name in ("jax", "optax") if importlib.util.find_spec(name) is None]
     if missing:
@@ -414,7 +413,7 @@ def run_train_net(args) -> int:
                 "learning_rate": args.learning_rate, "teacher_chunks": args.teacher_chunks, "base": args.base}
     per_chunk = args.games_per_chunk * POSITIONS_PER_GAME
     total = -(-args.positions // per_chunk) * per_chunk
-    command = "gamut " + shlex.join(sys.argv[1:])
+    command = "gamut " + shlex.join(args.argv)  # the command's own words, also when called as main([...])
     with progress_bar(args, total, "position", "self-play + TD(lambda)") as bar:
         summary = train_net(args.scoring, args.positions, Path(args.out), seed=args.seed, resume=args.resume,
                             workers=args.workers, backend=args.backend, address=args.address,
