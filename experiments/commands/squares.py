@@ -206,6 +206,11 @@ def register(subparsers) -> None:
     net.add_argument("--base", choices=("none", "crossline"), default="none",
                      help="train the network as a residual over this value: crossline (the committed table and "
                           "correction; play starts as the crossline agent's) or none (default: %(default)s)")
+    net.add_argument("--bootstrap", choices=("drawn", "expected"), default="drawn",
+                     help="what each TD(lambda) target bootstraps from at the next move: the best afterstate value "
+                          "for the card drawn (drawn), or its mean over every unseen card, the two-ply search's "
+                          "expectation (expected: a search-labelled target, about 15x slower self-play) "
+                          "(default: %(default)s)")
     net.add_argument("--export", type=output_file,
                      help="also write the weight file the net agents read (e.g. results/poker_squares/"
                           "net_american.npz)")
@@ -410,7 +415,8 @@ def run_train_net(args) -> int:
 
     settings = {"games_per_chunk": args.games_per_chunk, "updates": args.updates, "batch": args.batch,
                 "buffer": args.buffer, "lam": args.lam, "epsilon": args.epsilon,
-                "learning_rate": args.learning_rate, "teacher_chunks": args.teacher_chunks, "base": args.base}
+                "learning_rate": args.learning_rate, "teacher_chunks": args.teacher_chunks, "base": args.base,
+                "bootstrap": args.bootstrap}
     per_chunk = args.games_per_chunk * POSITIONS_PER_GAME
     total = -(-args.positions // per_chunk) * per_chunk
     command = "gamut " + shlex.join(args.argv)  # the command's own words, also when called as main([...])

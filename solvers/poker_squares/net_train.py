@@ -12,10 +12,14 @@ A run proceeds in chunks. Chunk ``i``:
    games are their final scores: the network starts from the value of a
    good policy rather than from nothing;
 2. turns each game's 24 afterstates (1 .. 24 cards placed) into TD(lambda)
-   targets, ``G_t = (1 - lambda) V_{t+1} + lambda G_{t+1}`` with ``V_{t+1}``
-   the best afterstate value of the next move and ``G`` of the last
-   afterstate the final score, and adds them to a replay buffer (the newest
-   ``buffer`` positions);
+   targets, ``G_t = (1 - lambda) V_{t+1} + lambda G_{t+1}`` with ``G`` of the
+   last afterstate the final score, and adds them to a replay buffer (the
+   newest ``buffer`` positions). ``V_{t+1}`` is what the target bootstraps
+   from at the next move: with ``bootstrap = "drawn"`` the best afterstate
+   value for the card that was drawn; with ``"expected"`` the mean of that
+   best value over every card unseen at afterstate ``t`` (the expectation
+   the two-ply search ``net_search`` takes, a search-labelled target: the
+   luck of the next card leaves it, at about 15 times the self-play cost);
 3. takes ``updates`` Adam steps on minibatches of ``batch`` positions drawn
    from the buffer (mean squared error in units of ``value_scale`` points);
 4. writes a checkpoint (atomically).
@@ -59,6 +63,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from gamut.envs.cards import NUM_CARDS
 from gamut.envs.hands import HAND_TABLE
 from gamut.envs.poker_squares import kernels as K
 from gamut.envs.rng import below, uniform
@@ -70,7 +75,9 @@ CHECKPOINT_VERSION = 1
 POSITIONS_PER_GAME = K.NUM_CELLS - 1  # afterstates with 1 .. 24 cards; the full grid's value is its score
 VALUE_SCALE = 100.0
 DEFAULTS = {"games_per_chunk": 2048, "lam": 0.7, "epsilon": 0.05, "learning_rate": 1e-3, "batch": 256,
-            "updates": 384, "buffer": 400_000, "hidden": [M.H1, M.H2, M.H3], "teacher_chunks": 0, "base": "none"}
+            "updates": 384, "buffer": 400_000, "hidden": [M.H1, M.H2, M.H3], "teacher_chunks": 0, "base": "none",
+            "bootstrap": "drawn"}
+BOOTSTRAPS = ("drawn", "expected")
 
 
 @numba.njit(cache=True)
@@ -108,6 +115,33 @@ def _choose_cells(states, params, base_values, base_weights, cfg, table, epsilon
 
 
 @numba.njit(cache=True)
+def expected_best(states, params, base_values, base_weights, cfg, table, move, out):
+    """Write into ``out[i, move]`` the mean, over every card not on row ``i``'s grid, of its best afterstate value.
+
+    ``states`` int64 (n, STATE_SIZE) are one-player states before move
+    ``move``'s card is placed; the cards not on the grid (the card to place
+    among them) are those that may come after the previous afterstate. The
+    values are the network's (over its base), as in ``_choose_cells``.
+    """
+    values = np.empty(K.NUM_CELLS)
+    grid = np.empty(K.NUM_CELLS, np.int64)
+    on_grid = np.empty(NUM_CARDS, np.bool_)
+    for i in range(states.shape[0]):
+        on_grid[:] = False
+        for cell in range(K.NUM_CELLS):
+            grid[cell] = states[i, K.S_GRID + cell]
+            if grid[cell] >= 0:
+                on_grid[grid[cell]] = True
+        total, count = 0.0, 0
+        for card in range(NUM_CARDS):
+            if not on_grid[card]:
+                M.valued_afterstates(grid, card, params, base_values, base_weights, cfg, table, values)
+                total += np.max(values)
+                count += 1
+        out[i, move] = total / count
+
+
+@numba.njit(cache=True)
 def _teacher_cells(states, cfg, table, values, weights, epsilon, streams, move, actions, grids):
     """Choose every row's cell by the ``crossline`` agent (epsilon-greedy); record the afterstates."""
     grid = np.empty(K.NUM_CELLS, np.int64)
@@ -139,14 +173,16 @@ def lambda_targets(best_values: np.ndarray, scores: np.ndarray, lam: float) -> n
 
 
 def play_games(game_string: str, params: tuple, deal_seed: int, explore_seed: int, first: int, count: int,
-               epsilon: float, teacher: bool = False, base: str = "none") -> dict:
+               epsilon: float, teacher: bool = False, base: str = "none", bootstrap: str = "drawn") -> dict:
     """Games ``first .. first + count - 1`` of a chunk: afterstate grids int8 (count, 25, 25), best values, scores.
 
     ``grids[g, t]`` is game ``g``'s grid after move ``t``; ``best[g, t]`` the
     best afterstate value of move ``t`` (zero when the ``teacher``, the
     ``crossline`` agent on the committed learned table and correction, plays
-    instead of the network); ``scores`` (count,) the final scores. ``base``
-    names the network's base (``net_model.load_base``).
+    instead of the network; with ``bootstrap = "expected"``, for t >= 1, its
+    mean over the cards that could have come, ``expected_best``); ``scores``
+    (count,) the final scores. ``base`` names the network's base
+    (``net_model.load_base``).
     """
     from gamut.envs.vector import game_streams, make_vector
 
@@ -170,6 +206,8 @@ def play_games(game_string: str, params: tuple, deal_seed: int, explore_seed: in
         else:
             _choose_cells(env.states, params, base_values, base_weights, cfg, HAND_TABLE, epsilon, explore, move,
                           actions, best, grids)
+            if bootstrap == "expected" and move > 0:  # move 0's value is no target's bootstrap
+                expected_best(env.states, params, base_values, base_weights, cfg, HAND_TABLE, move, best)
         step = env.step(actions)
     if not step.terminated.all():
         raise RuntimeError("every game should end after 25 placements")
@@ -180,16 +218,18 @@ def run_trial(params: dict, spec: dict, seed: int) -> dict:
     """One part of a chunk's games, as a backend task: ``play_games`` on ``params`` and ``spec``'s game range.
 
     ``params`` holds ``game_string``, ``net`` (the forward parameters), ``deal_seed``,
-    ``explore_seed``, ``epsilon``, ``teacher`` and ``base``; ``spec`` the part's ``first``
+    ``explore_seed``, ``epsilon``, ``teacher``, ``base`` and ``bootstrap``; ``spec`` the part's ``first``
     game and ``count``. ``seed`` is unused: the part's games depend only on the
     chunk's two stream seeds, whatever the split.
     """
     return play_games(params["game_string"], params["net"], params["deal_seed"], params["explore_seed"],
-                      spec["first"], spec["count"], params["epsilon"], params["teacher"], params["base"])
+                      spec["first"], spec["count"], params["epsilon"], params["teacher"], params["base"],
+                      params["bootstrap"])
 
 
 def play_chunk(game_string: str, params: tuple, seed: int, chunk: int, games: int, epsilon: float,
-               workers: int = 1, teacher: bool = False, backend=None, base: str = "none") -> dict:
+               workers: int = 1, teacher: bool = False, backend=None, base: str = "none",
+               bootstrap: str = "drawn") -> dict:
     """The games of chunk ``chunk``, split into ``workers`` parts (the same games for any ``workers``).
 
     The parts run on ``backend`` (an opened :mod:`gamut.experiments.backends`
@@ -201,7 +241,8 @@ def play_chunk(game_string: str, params: tuple, seed: int, chunk: int, games: in
     deal_seed, explore_seed = stream_seed(seed, 2 * chunk), stream_seed(seed, 2 * chunk + 1)
     bounds = [games * k // workers for k in range(workers + 1)]
     task_params = {"game_string": game_string, "net": params, "deal_seed": deal_seed,
-                   "explore_seed": explore_seed, "epsilon": epsilon, "teacher": teacher, "base": base}
+                   "explore_seed": explore_seed, "epsilon": epsilon, "teacher": teacher, "base": base,
+                   "bootstrap": bootstrap}
     tasks = [TrialTask(__name__, task_params, {"trial": k, "first": lo, "count": hi - lo}, 0)
              for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])) if hi > lo]
     if backend is None and len(tasks) == 1:
@@ -329,6 +370,8 @@ def train_net(scoring: str, positions: int, path: Path, seed: int = 0, resume: b
     if unknown:
         raise ValueError(f"unknown training settings {sorted(unknown)}; known: {sorted(DEFAULTS)}")
     cfg = {**DEFAULTS, **settings}
+    if cfg["bootstrap"] not in BOOTSTRAPS:
+        raise ValueError(f"unknown bootstrap {cfg['bootstrap']!r}; known: {', '.join(BOOTSTRAPS)}")
     cfg["hidden"] = [int(h) for h in cfg["hidden"]]
     points = [int(p) for p in parse_points(scoring)]
     game_string = "poker_squares(scoring=" + ";".join(str(p) for p in points) + ")"
@@ -372,7 +415,8 @@ def train_net(scoring: str, positions: int, path: Path, seed: int = 0, resume: b
             numpy_params = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
             teacher = chunk < cfg["teacher_chunks"]
             games = play_chunk(game_string, M.forward_params(numpy_params, VALUE_SCALE), seed, chunk,
-                               cfg["games_per_chunk"], cfg["epsilon"], workers, teacher, runner, cfg["base"])
+                               cfg["games_per_chunk"], cfg["epsilon"], workers, teacher, runner, cfg["base"],
+                               cfg["bootstrap"])
             # The teacher's games have no network values to bootstrap from: their targets are the final scores.
             targets = lambda_targets(games["best"], games["scores"], 1.0 if teacher else cfg["lam"]).reshape(-1)
             new_grids = games["grids"][:, :POSITIONS_PER_GAME].reshape(-1, K.NUM_CELLS)
