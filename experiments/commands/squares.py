@@ -209,7 +209,7 @@ def register(subparsers) -> None:
     net.add_argument("--bootstrap", choices=("drawn", "expected"), default="drawn",
                      help="what each TD(lambda) target bootstraps from at the next move: the best afterstate value "
                           "for the card drawn (drawn), or its mean over every unseen card, the two-ply search's "
-                          "expectation (expected: a search-labelled target, about 15x slower self-play) "
+                          "expectation (expected: a search-labelled target; self-play values some 40x as many afterstates) "
                           "(default: %(default)s)")
     net.add_argument("--export", type=output_file,
                      help="also write the weight file the net agents read (e.g. results/poker_squares/"

@@ -19,7 +19,8 @@ A run proceeds in chunks. Chunk ``i``:
    value for the card that was drawn; with ``"expected"`` the mean of that
    best value over every card unseen at afterstate ``t`` (the expectation
    the two-ply search ``net_search`` takes, a search-labelled target: the
-   luck of the next card leaves it, at about 15 times the self-play cost);
+   luck of the next card leaves it; each move values every unseen card's
+   afterstates, some 40 times those of the drawn card alone);
 3. takes ``updates`` Adam steps on minibatches of ``batch`` positions drawn
    from the buffer (mean squared error in units of ``value_scale`` points);
 4. writes a checkpoint (atomically).
