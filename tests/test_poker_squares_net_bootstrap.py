@@ -12,6 +12,7 @@ from gamut.envs.poker_squares import kernels as K
 from gamut.solvers.poker_squares import crossline as C
 from gamut.solvers.poker_squares import net_model as M
 from gamut.solvers.poker_squares.training import NAMED_SYSTEMS
+from tests.squares_states import dealt_state
 
 AMERICAN = NAMED_SYSTEMS["american"]
 CFG = K.make_config(1, False, False, AMERICAN)
@@ -51,13 +52,10 @@ def slow_expected_best(grid: np.ndarray, params: tuple, base: tuple) -> float:
 
 
 def states_with(placed_counts, seed: int) -> np.ndarray:
-    """One-player states (int64 (n, STATE_SIZE)) with the given numbers of random cards in random cells."""
+    """One-player states (int64 (n, STATE_SIZE)), built by the kernels, with that many random cards placed."""
     rng = np.random.default_rng(seed)
-    states = np.full((len(placed_counts), K.STATE_SIZE), -1, np.int64)
-    for i, placed in enumerate(placed_counts):
-        cards, cells = rng.permutation(NUM_CARDS), rng.permutation(K.NUM_CELLS)
-        states[i, K.S_GRID + cells[:placed]] = cards[:placed]
-    return states
+    return np.array([dealt_state(rng.permutation(NUM_CARDS), rng.permutation(K.NUM_CELLS)[:placed])
+                     for placed in placed_counts])
 
 
 @pytest.mark.parametrize("base_name", ["none", "crossline"])
@@ -118,15 +116,9 @@ def test_expected_bootstrap_plays_the_same_games_and_trains_on_their_search_labe
 def test_the_cli_records_the_bootstrap_and_refuses_an_unknown_one(tmp_path, capsys):
     pytest.importorskip("jax")
     pytest.importorskip("optax")
-    from gamut.experiments.cli import main
+    from tests.train_net_cli import train_then_refuse
 
-    out, weights = tmp_path / "ck.npz", tmp_path / "w.npz"
-    flags = ["--games-per-chunk", "2", "--updates", "1", "--batch", "4", "--buffer", "200", "--quiet"]
-    assert main(["squares", "train-net", "--positions", "1", "--out", str(out), "--bootstrap", "expected",
-                 "--export", str(weights), *flags]) == 0
+    _, weights = train_then_refuse(tmp_path, "--bootstrap", "expected", "sampled")
     assert M.load_net(weights)["metadata"]["settings"]["bootstrap"] == "expected"
-    assert main(["squares", "train-net", "--positions", "1", "--out", str(tmp_path / "x.npz"), "--bootstrap",
-                 "sampled", *flags]) == 2
     err = capsys.readouterr().err
     assert "--bootstrap" in err and "'drawn', 'expected'" in err
-    assert not (tmp_path / "x.npz").exists()

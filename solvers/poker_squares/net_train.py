@@ -117,25 +117,28 @@ def _choose_cells(states, params, base_values, base_weights, cfg, table, epsilon
 
 @numba.njit(cache=True)
 def expected_best(states, params, base_values, base_weights, cfg, table, move, out):
-    """Write into ``out[i, move]`` the mean, over every card not on row ``i``'s grid, of its best afterstate value.
+    """Write into ``out[i, move]`` the mean, over every card that could have come now, of its best afterstate value.
 
     ``states`` int64 (n, STATE_SIZE) are one-player states before move
-    ``move``'s card is placed; the cards not on the grid (the card to place
-    among them) are those that may come after the previous afterstate. The
-    values are the network's (over its base), as in ``_choose_cells``.
+    ``move``'s card is placed; the cards that could have come after the
+    previous afterstate are those not dealt yet (``kernels.unseen_cards``)
+    and the card to place. The values are the network's (over its base), as
+    in ``_choose_cells``; the cards are taken in ascending order.
     """
     values = np.empty(K.NUM_CELLS)
     grid = np.empty(K.NUM_CELLS, np.int64)
-    on_grid = np.empty(NUM_CARDS, np.bool_)
+    unseen = np.empty(NUM_CARDS, np.int64)
+    could_come = np.empty(NUM_CARDS, np.bool_)
     for i in range(states.shape[0]):
-        on_grid[:] = False
         for cell in range(K.NUM_CELLS):
             grid[cell] = states[i, K.S_GRID + cell]
-            if grid[cell] >= 0:
-                on_grid[grid[cell]] = True
+        could_come[:] = False
+        for k in range(K.unseen_cards(states[i], unseen)):
+            could_come[unseen[k]] = True
+        could_come[K.card_to_place(states[i], 0)] = True
         total, count = 0.0, 0
         for card in range(NUM_CARDS):
-            if not on_grid[card]:
+            if could_come[card]:
                 M.valued_afterstates(grid, card, params, base_values, base_weights, cfg, table, values)
                 total += np.max(values)
                 count += 1
