@@ -10,7 +10,6 @@ AGENT_MODULES = (
     "gamut.solvers.poker_squares.agents",
     "gamut.solvers.poker_squares.search_agents",
     "gamut.solvers.poker_squares.net_agents",
-    "gamut.solvers.poker_squares.mcts",
     "gamut.solvers.search.ismcts_bot",
     "gamut.solvers.poke.agents",
     "gamut.solvers.palace_poker.agents",

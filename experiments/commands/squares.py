@@ -88,12 +88,12 @@ def register(subparsers) -> None:
     ev = actions.add_parser("eval", help="mean score of an agent on seeded deals, with a 95%% CI")
     ev.add_argument("--agent", required=True,
                     help="agent name (random, greedy, learned, crossline, expectimax, expectimax_deep, "
-                         "expectimax_cross, mc, mc_learned, mc_cross, mcts, net, net_search)")
+                         "expectimax_cross, mc, mc_learned, mc_cross, net, net_search)")
     _add_deals(ev)
     _add_scoring(ev)
     ev.add_argument("--seconds-per-game", type=real(0, above=True),
                     help="time budget per game for agents that take one (expectimax, expectimax_deep, "
-                         "expectimax_cross, mc, mc_learned, mc_cross, mcts, net_search)")
+                         "expectimax_cross, mc, mc_learned, mc_cross, net_search)")
     ev.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="agent option, repeatable (e.g. --option policy=learned)")
     ev.add_argument("--agent-seed", type=seed, default=1, help="seed of the agent's own randomness")
