@@ -40,7 +40,6 @@ BASES = {
     ("squares", "bound"): ["--deals", "1", "--time-limit", "1"],
     ("squares", "train"): ["--games", "100000", "--out", "{tmp}/values.npz"],
     ("squares", "train-crossline"): ["--rounds", "1", "--games", "1", "--out", "{tmp}/cross.npz"],
-    ("squares", "refit-crossline"): ["--games", "1", "--out", "{tmp}/cross.npz"],
     ("squares", "train-net"): ["--positions", "1", "--games-per-chunk", "1", "--updates", "0", "--out",
                                "{tmp}/net.npz"],
     ("squares", "play"): [],

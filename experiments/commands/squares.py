@@ -7,9 +7,8 @@ same deals, an upper bound on the optimal expected score, and with ``--penalty
 learned`` the tighter information-relaxation bound; ``gamut squares
 train`` learns the partial-line values of a point system (checkpointed,
 resumable) and ``gamut squares train-crossline`` fits the cross-line
-correction on top of them (``gamut.solvers.poker_squares.crossline``), which ``gamut
-squares refit-crossline`` refits on games two-ply search plays with it
-(``gamut.solvers.poker_squares.search_fit``); ``gamut squares play`` lets a person play with hints.
+correction on top of them (``gamut.solvers.poker_squares.crossline``); ``gamut squares
+play`` lets a person play with hints.
 """
 
 from __future__ import annotations
@@ -150,27 +149,6 @@ def register(subparsers) -> None:
                        help="weights file (default: results/poker_squares/crossline_<scoring>.npz)")
     _add_output_flags(cross)
     cross.set_defaults(handler=run_train_crossline)
-
-    refit = actions.add_parser("refit-crossline", help="refit the cross-line correction on games two-ply search "
-                               "plays with it (resumable)")
-    _add_scoring(refit)
-    # The refit keeps one score (8 bytes) per game.
-    refit.add_argument("--games", type=memory_count(8), default=48_000,
-                       help="search games in all (default: %(default)s)")
-    refit.add_argument("--chunk", type=whole(1), default=1000,
-                       help="games per chunk, the unit of checkpoints and of work per process (default: %(default)s)")
-    refit.add_argument("--seed", type=seed, default=0, help="seed of the games (default: %(default)s)")
-    refit.add_argument("--scale", type=real(0), default=0.03,
-                       help="weight of the greedy rounds' equations beside the search games' (default: %(default)s)")
-    refit.add_argument("--workers", type=whole(1, 256), default=1,
-                       help="processes playing chunks at once; the result does not depend on it (default: %(default)s)")
-    refit.add_argument("--table", type=input_file,
-                       help="learned table (default: results/poker_squares/values_<scoring>.npz)")
-    refit.add_argument("--out", type=input_file,
-                       help="correction file holding a finished greedy fit, refitted in place "
-                            "(default: results/poker_squares/crossline_<scoring>.npz)")
-    _add_output_flags(refit)
-    refit.set_defaults(handler=run_refit_crossline)
 
     net = actions.add_parser("train-net", help="train the afterstate value network by batched self-play, "
                              "TD(lambda) and replay (resumable; needs the train extra: JAX, optax)")
@@ -383,23 +361,6 @@ def run_train_crossline(args) -> int:
                              table=args.table, progress=_chunk_progress(
                                  args, bar, "round {done} / {total}   mean of its games {mean:7.2f}   "
                                             "{seconds:7.0f} s"))
-    emit_result(summary, args.json)
-    return 0
-
-
-def run_refit_crossline(args) -> int:
-    from gamut.envs.poker_squares.game import parse_points
-    from gamut.solvers.poker_squares.crossline import weights_path
-    from gamut.solvers.poker_squares.search_fit import refit_on_search
-
-    points = parse_points(args.scoring)
-    check_output(args.out or weights_path(points), "--out")
-    with progress_bar(args, args.games, "game", "search refit") as bar:
-        summary = refit_on_search(points, args.games, args.chunk, seed=args.seed, scale=args.scale,
-                                  workers=args.workers, path=args.out, table=args.table,
-                                  progress=_chunk_progress(
-                                      args, bar, "{done:>8,} / {total:,} games   mean so far {mean:7.2f}   "
-                                                 "{seconds:7.0f} s"))
     emit_result(summary, args.json)
     return 0
 

@@ -445,6 +445,7 @@ def load_weights(points, path: Path | None = None, table: Path | None = None) ->
     saved = load_fit(points, path, table)
     if "search_settings" in saved and len(saved["search_scores"]) < int(saved["search_settings"][0]):
         raise ValueError(f"{path} holds an unfinished search refit ({len(saved['search_scores'])} of "
-                         f"{int(saved['search_settings'][0])} games): resume it with the same "
-                         "`gamut squares refit-crossline` command")
+                         f"{int(saved['search_settings'][0])} games) by `gamut squares refit-crossline`, retired "
+                         "after commit 3151173: finish it on a checkout of that commit, or fit anew with "
+                         "`gamut squares train-crossline`")
     return saved["weights"].copy()

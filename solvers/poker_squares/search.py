@@ -23,8 +23,7 @@ learned grid value after that card is placed. Three plies: each next card
 goes to the best of its ``width`` cells of highest learned placement gain,
 valued by two-ply expectimax over the card after it; the pruning keeps the
 cost near ``width`` times that of two plies per next card. Four plies nest
-three the same way. ``two_ply_cell`` is the cell two plies choose, inside a
-kernel (the search refit of ``gamut.solvers.poker_squares.search_fit`` plays with it).
+three the same way.
 
 Both take optional cross-line ``weights`` (``gamut.solvers.poker_squares.crossline``):
 the learned grid value at the leaves, in the learned rollout policy and at a
@@ -276,25 +275,6 @@ def _expectimax(state, player, cfg, table, values, weights, cands, ncand, first,
                                nthird, width)
         work[base + cands[i]] = -1
         work[K.S_NUM_PLACED + player] = placed
-
-
-@numba.njit(cache=True)
-def two_ply_cell(state, player, cfg, table, values, weights):
-    """The cell two-ply ``expectimax`` on ``weights`` chooses for the card to place, exactly as the agent does.
-
-    Candidate cells (``candidate_cells``), each valued by the expectation over
-    every next card (``chance_cards``) of the best corrected grid value after
-    it; the first of the highest values wins, as ``np.argmax`` picks it.
-    """
-    cands = np.empty(K.NUM_CELLS, np.int64)
-    ncand = candidate_cells(state, player, cands)
-    if ncand == 1:
-        return cands[0]
-    first = np.empty(NUM_CARDS, np.int64)
-    nfirst = chance_cards(state, player, 0, first)
-    out = np.zeros(ncand, np.float64)
-    _expectimax(state, player, cfg, table, values, weights, cands, ncand, first, nfirst, 2, K.NUM_CELLS, out)
-    return cands[np.argmax(out)]
 
 
 def next_cards(state, player) -> np.ndarray:
