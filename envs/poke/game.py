@@ -19,11 +19,10 @@ import numpy as np
 import pyspiel
 
 from gamut.envs.cards import card_str
-from gamut.envs.legality import require_legal
+from gamut.envs.kernel_game import KernelGame, KernelState, register
 from gamut.envs.poke import encoding
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.resample import resample
-from gamut.envs.serialization import deserialize_state, serialize_state
 from gamut.envs.versions import record_game_version
 
 GAME_NAME = "poke"
@@ -57,12 +56,8 @@ _HAND_POINTS_BY_NEED = (
 )
 
 
-def check_params(params: dict) -> dict:
-    """Complete ``params`` with defaults and check them; ValueError names the bad parameter."""
-    unknown = set(params) - set(DEFAULT_PARAMS)
-    if unknown:
-        raise ValueError(f"unknown poke parameter(s) {sorted(unknown)}; allowed: {sorted(DEFAULT_PARAMS)}")
-    p = {**DEFAULT_PARAMS, **params}
+def check_values(p: dict) -> dict:
+    """Check the values of parameters ``p`` completed with defaults; ValueError names the bad parameter."""
     if p["mode"] not in MODES:
         raise ValueError(f"mode={p['mode']!r} is not one of {sorted(MODES)}")
     if p["trick_unit"] not in TRICK_UNITS:
@@ -97,25 +92,6 @@ def max_hand_points(hand_size: int, num_suits: int, num_ranks: int) -> int:
         if hand_size >= need_hand and num_suits >= need_suits and num_ranks >= need_ranks:
             return points
     return 0
-
-
-def _game_type() -> pyspiel.GameType:
-    return pyspiel.GameType(
-        short_name=GAME_NAME,
-        long_name="Poke (Sackson)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.ZERO_SUM,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=2,
-        min_num_players=2,
-        provides_information_state_string=True,
-        provides_information_state_tensor=True,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        parameter_specification=dict(DEFAULT_PARAMS),
-    )
 
 
 def deals_at_most(p: dict) -> int:
@@ -172,31 +148,7 @@ def _game_info(p: dict) -> pyspiel.GameInfo:
     )
 
 
-class PokeGame(pyspiel.Game):
-    """Poke with the parameters of ``DEFAULT_PARAMS`` (see ``docs/games/poke.md``)."""
-
-    def __init__(self, params=None):
-        p = check_params(dict(params or {}))
-        self.params = p
-        self.cfg = K.make_config(p["num_ranks"], p["num_suits"], p["hand_size"], MODES[p["mode"]],
-                                 TRICK_UNITS[p["trick_unit"]], p["max_deals"], FOLLOWS[p["follow"]])
-        self.trick_value = float(p["trick_value"])
-        self.layout = encoding.Layout(p["num_ranks"], p["num_suits"], p["hand_size"], score_maxima(p))
-        super().__init__(_game_type(), _game_info(p), p)
-
-    def deserialize_state(self, text):
-        """The state saved by ``state.serialize()``, rebuilt by replay and checked (no pickle)."""
-        return deserialize_state(text, self)
-
-    def new_initial_state(self):
-        return PokeState(self)
-
-    def make_py_observer(self, iig_obs_type=None, params=None):
-        return encoding.PokeObserver(
-            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.layout, params)
-
-
-class PokeState(pyspiel.State):
+class PokeState(KernelState):
     """A Poke position: one ``int64`` array (``kernels.STATE_SIZE``) plus the parameters."""
 
     def __init__(self, game: PokeGame):
@@ -205,10 +157,6 @@ class PokeState(pyspiel.State):
         self.trick_value = game.trick_value
         self.state = np.zeros(K.STATE_SIZE, dtype=np.int64)
         K.init_state(self.state, self.cfg)
-
-    def serialize(self):
-        """Game string and action history as plain text (``gamut.envs.serialization``); no pickle."""
-        return serialize_state(self)
 
     def current_player(self):
         return int(K.current_player(self.state))
@@ -223,9 +171,8 @@ class PokeState(pyspiel.State):
         n = K.chance_outcomes(self.state, self.cfg, buf)
         return [(int(c), 1.0 / n) for c in buf[:n]]
 
-    def _apply_action(self, action):
-        require_legal(self, action)
-        K.apply_action(self.state, self.cfg, int(action))
+    def apply(self, action):
+        K.apply_action(self.state, self.cfg, action)
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
@@ -248,9 +195,36 @@ class PokeState(pyspiel.State):
         return encoding.state_string(self.state, self.cfg)
 
 
+class PokeGame(KernelGame):
+    """Poke with the parameters of ``DEFAULT_PARAMS`` (see ``docs/games/poke.md``)."""
+
+    short_name = GAME_NAME
+    long_name = "Poke (Sackson)"
+    information = pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    utility = pyspiel.GameType.Utility.ZERO_SUM
+    min_num_players = max_num_players = 2
+    default_params = DEFAULT_PARAMS
+    state_class = PokeState
+    check_values = staticmethod(check_values)
+
+    def configure(self, p):
+        self.cfg = K.make_config(p["num_ranks"], p["num_suits"], p["hand_size"], MODES[p["mode"]],
+                                 TRICK_UNITS[p["trick_unit"]], p["max_deals"], FOLLOWS[p["follow"]])
+        self.trick_value = float(p["trick_value"])
+        self.layout = encoding.Layout(p["num_ranks"], p["num_suits"], p["hand_size"], score_maxima(p))
+        return _game_info(p)
+
+    def observer(self, iig_obs_type, params):
+        return encoding.PokeObserver(iig_obs_type, self.layout, params)
+
+
+# The check as a function, for callers that build a kernel config without a game.
+check_params = PokeGame.check_params
+
+
 # Documented variants (docs/games/poke.md): the full deal, the small exact variant, a game, a rubber,
 # and the free-follow deal of version 1's rule.
 VARIANTS = ("poke()", "poke(hand_size=2,num_ranks=3,num_suits=2)", "poke(mode=game)", "poke(mode=rubber)",
             "poke(follow=free)")
 record_game_version(GAME_NAME, GAME_VERSION, VARIANTS)
-pyspiel.register_game(_game_type(), PokeGame)
+register(PokeGame)
