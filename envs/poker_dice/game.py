@@ -18,9 +18,8 @@ import numpy as np
 import pyspiel
 
 from gamut.envs import dice
-from gamut.envs.legality import require_legal
+from gamut.envs.kernel_game import KernelGame, KernelState, register
 from gamut.envs.poker_dice import kernels as K
-from gamut.envs.serialization import deserialize_state, serialize_state
 from gamut.envs.poker_dice.encoding import (
     encode_observation, observation_pieces, observation_scales, score_bounds,
 )
@@ -34,13 +33,8 @@ VARIANTS = SCORECARD_VARIANTS + ("ranking",)
 DEFAULT_PARAMS = {"variant": "classic", "players": 2, "joker": "free", "zero_sum": False}
 
 
-def check_params(params: dict) -> dict:
-    """Complete ``params`` with defaults and check them; ValueError names the bad parameter."""
-    unknown = set(params) - set(DEFAULT_PARAMS)
-    if unknown:
-        raise ValueError(f"unknown poker_dice parameter(s) {sorted(unknown)}; "
-                         f"allowed: {sorted(DEFAULT_PARAMS)}")
-    p = {**DEFAULT_PARAMS, **params}
+def check_values(p: dict) -> dict:
+    """Check the values of parameters ``p`` completed with defaults; ValueError names the bad parameter."""
     if p["variant"] not in VARIANTS:
         raise ValueError(f"variant={p['variant']!r} is not one of {', '.join(VARIANTS)}")
     low = 2 if p["variant"] == "ranking" else 1
@@ -62,27 +56,6 @@ def check_params(params: dict) -> dict:
         raise ValueError(f"zero_sum=true applies to variant=ranking only (win share minus 1/n); "
                          f"variant={p['variant']} already returns each total minus the mean of all totals")
     return p
-
-
-def _game_type(utility=pyspiel.GameType.Utility.GENERAL_SUM) -> pyspiel.GameType:
-    # Registered as general-sum; each game instance declares the utility its
-    # parameters give (zero-sum scores, constant-sum win shares, one player).
-    return pyspiel.GameType(
-        short_name=GAME_NAME,
-        long_name="Poker dice (classic, banked, twelve-box, Yahtzee, ranking)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-        utility=utility,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=K.MAX_PLAYERS,
-        min_num_players=1,
-        provides_information_state_string=False,
-        provides_information_state_tensor=False,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        parameter_specification=dict(DEFAULT_PARAMS),
-    )
 
 
 def _game_info(p: dict, tables) -> pyspiel.GameInfo:
@@ -109,44 +82,7 @@ def _game_info(p: dict, tables) -> pyspiel.GameInfo:
     )
 
 
-class PokerDiceGame(pyspiel.Game):
-    """Poker dice with the parameters of ``DEFAULT_PARAMS`` (see ``docs/games/poker_dice.md``)."""
-
-    def __init__(self, params=None):
-        p = check_params(dict(params or {}))
-        self.params = p
-        ranking = p["variant"] == "ranking"
-        if ranking:
-            self.variant = None
-            self.tables = ranking_tables()
-            self.box_names = []
-        else:
-            self.variant = make_variant(p["variant"], p["joker"])
-            self.tables = compile_variant(self.variant)
-            self.box_names = box_names(self.variant)
-        self.cfg = K.make_config(p["players"], ranking, bool(p["zero_sum"]))
-        info = _game_info(p, self.tables)
-        utility = pyspiel.GameType.Utility
-        if info.utility_sum is None:
-            kind = utility.GENERAL_SUM
-        else:
-            kind = utility.ZERO_SUM if info.utility_sum == 0 else utility.CONSTANT_SUM
-        super().__init__(_game_type(kind), info, p)
-
-    def deserialize_state(self, text):
-        """The state saved by ``state.serialize()``, rebuilt by replay and checked (no pickle)."""
-        return deserialize_state(text, self)
-
-    def new_initial_state(self):
-        return PokerDiceState(self)
-
-    def make_py_observer(self, iig_obs_type=None, params=None):
-        if params:
-            raise ValueError(f"poker_dice observers take no parameters; got {params}")
-        return PokerDiceObserver(self)
-
-
-class PokerDiceState(pyspiel.State):
+class PokerDiceState(KernelState):
     """A poker-dice position: one ``int64`` array (``kernels.STATE_SIZE``)."""
 
     def __init__(self, game: PokerDiceGame):
@@ -157,10 +93,6 @@ class PokerDiceState(pyspiel.State):
     def _packed(self):
         t = self.get_game().tables
         return t.params, t.box_data, t.roll_data
-
-    def serialize(self):
-        """Game string and action history as plain text (``gamut.envs.serialization``); no pickle."""
-        return serialize_state(self)
 
     def current_player(self):
         return int(K.current_player(self.state))
@@ -178,9 +110,8 @@ class PokerDiceState(pyspiel.State):
         n = K.chance_outcomes(self.state, outcomes, probs)
         return list(zip(outcomes[:n].tolist(), probs[:n].tolist()))
 
-    def _apply_action(self, action):
-        require_legal(self, action)
-        K.apply_action(self.state, self.get_game().cfg, *self._packed(), int(action))
+    def apply(self, action):
+        K.apply_action(self.state, self.get_game().cfg, *self._packed(), action)
 
     def _action_to_string(self, player, action):
         return action_to_string(self.get_game(), player, int(action))
@@ -196,6 +127,46 @@ class PokerDiceState(pyspiel.State):
 
     def __str__(self):
         return state_string(self.get_game(), self.state)
+
+
+class PokerDiceGame(KernelGame):
+    """Poker dice with the parameters of ``DEFAULT_PARAMS`` (see ``docs/games/poker_dice.md``).
+
+    Registered as general-sum; each game instance declares the utility its
+    parameters give (zero-sum scores, constant-sum win shares, one player).
+    """
+
+    short_name = GAME_NAME
+    long_name = "Poker dice (classic, banked, twelve-box, Yahtzee, ranking)"
+    information = pyspiel.GameType.Information.PERFECT_INFORMATION
+    utility = pyspiel.GameType.Utility.GENERAL_SUM
+    min_num_players, max_num_players = 1, K.MAX_PLAYERS
+    provides_information_state = False
+    default_params = DEFAULT_PARAMS
+    state_class = PokerDiceState
+    check_values = staticmethod(check_values)
+
+    def configure(self, p):
+        ranking = p["variant"] == "ranking"
+        if ranking:
+            self.variant = None
+            self.tables = ranking_tables()
+            self.box_names = []
+        else:
+            self.variant = make_variant(p["variant"], p["joker"])
+            self.tables = compile_variant(self.variant)
+            self.box_names = box_names(self.variant)
+        self.cfg = K.make_config(p["players"], ranking, bool(p["zero_sum"]))
+        return _game_info(p, self.tables)
+
+    def observer(self, iig_obs_type, params):
+        if params:
+            raise ValueError(f"poker_dice observers take no parameters; got {params}")
+        return PokerDiceObserver(self)
+
+
+# The check as a function, for callers that build a kernel config without a game.
+check_params = PokerDiceGame.check_params
 
 
 def action_to_string(game: PokerDiceGame, player: int, action: int) -> str:
@@ -263,4 +234,4 @@ record_game_version(GAME_NAME, GAME_VERSION, tuple(
     f"poker_dice(variant={v},players={n})" for v, n in
     (("classic", 2), ("classic_banked", 2), ("yacht12", 1), ("yahtzee", 1), ("ranking", 3))
 ))
-pyspiel.register_game(_game_type(), PokerDiceGame)
+register(PokerDiceGame)
