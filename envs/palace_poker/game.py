@@ -18,11 +18,10 @@ import numpy as np
 import pyspiel
 
 from gamut.envs.hands import HAND_TABLE
-from gamut.envs.legality import require_legal
+from gamut.envs.kernel_game import KernelGame, KernelState, register
 from gamut.envs.palace_poker import encoding, resample
 from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import layout as L
-from gamut.envs.serialization import deserialize_state, serialize_state
 from gamut.envs.versions import record_game_version
 
 GAME_NAME = "palace_poker"
@@ -50,12 +49,8 @@ def _is_int(x) -> bool:
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
-def check_params(params: dict) -> dict:
-    """Complete ``params`` with defaults and check them; ValueError names the bad parameter."""
-    unknown = set(params) - set(DEFAULT_PARAMS)
-    if unknown:
-        raise ValueError(f"unknown palace_poker parameter(s) {sorted(unknown)}; allowed: {sorted(DEFAULT_PARAMS)}")
-    p = {**DEFAULT_PARAMS, **params}
+def check_values(p: dict) -> dict:
+    """Check the values of parameters ``p`` completed with defaults; ValueError names the bad parameter."""
     if not _is_int(p["players"]) or not MIN_PLAYERS <= p["players"] <= L.MAX_PLAYERS:
         raise ValueError(f"players={p['players']!r} must be an integer in {MIN_PLAYERS}..{L.MAX_PLAYERS}")
     if p["betting"] not in BETTING:
@@ -96,25 +91,6 @@ def make_config(p: dict) -> np.ndarray:
                          p["stack"] * p["small_bet"], p["max_raises"], p["max_turns"])
 
 
-def _game_type() -> pyspiel.GameType:
-    return pyspiel.GameType(
-        short_name=GAME_NAME,
-        long_name="Palace Poker",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.ZERO_SUM,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=L.MAX_PLAYERS,
-        min_num_players=MIN_PLAYERS,
-        provides_information_state_string=True,
-        provides_information_state_tensor=True,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        parameter_specification=dict(DEFAULT_PARAMS),
-    )
-
-
 def _game_info(p: dict, cfg: np.ndarray) -> pyspiel.GameInfo:
     stack = p["stack"] * p["small_bet"]
     return pyspiel.GameInfo(
@@ -129,30 +105,7 @@ def _game_info(p: dict, cfg: np.ndarray) -> pyspiel.GameInfo:
     )
 
 
-class PalacePokerGame(pyspiel.Game):
-    """Palace Poker with the parameters of ``DEFAULT_PARAMS`` (see ``docs/games/palace_poker.md``)."""
-
-    def __init__(self, params=None):
-        p = check_params(dict(params or {}))
-        self.params = p
-        self.cfg = make_config(p)
-        super().__init__(_game_type(), _game_info(p, self.cfg), p)
-
-    def deserialize_state(self, text):
-        """The state saved by ``state.serialize()``, rebuilt by replay and checked (no pickle)."""
-        return deserialize_state(text, self)
-
-    def new_initial_state(self):
-        return PalacePokerState(self)
-
-    def make_py_observer(self, iig_obs_type=None, params=None):
-        if params:
-            raise ValueError(f"palace_poker observers take no parameters, got {params!r}")
-        return encoding.PalacePokerObserver(
-            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.cfg)
-
-
-class PalacePokerState(pyspiel.State):
+class PalacePokerState(KernelState):
     """A Palace Poker position: one ``int64`` array (``kernels.STATE_SIZE``) plus the parameters."""
 
     def __init__(self, game: PalacePokerGame):
@@ -160,10 +113,6 @@ class PalacePokerState(pyspiel.State):
         self.cfg = game.cfg
         self.state = np.zeros(L.STATE_SIZE, dtype=np.int64)
         K.init_state(self.state, self.cfg)
-
-    def serialize(self):
-        """Game string and action history as plain text (``gamut.envs.serialization``); no pickle."""
-        return serialize_state(self)
 
     def current_player(self):
         return int(K.current_player(self.state))
@@ -178,9 +127,8 @@ class PalacePokerState(pyspiel.State):
         n = K.chance_outcomes(self.state, buf)
         return [(int(c), 1.0 / n) for c in buf[:n]]
 
-    def _apply_action(self, action):
-        require_legal(self, action)
-        K.apply_action(self.state, self.cfg, int(action), HAND_TABLE)
+    def apply(self, action):
+        K.apply_action(self.state, self.cfg, action, HAND_TABLE)
 
     def _action_to_string(self, player, action):
         return encoding.action_to_string(self.state, self.cfg, player, int(action))
@@ -201,8 +149,34 @@ class PalacePokerState(pyspiel.State):
         return encoding.state_string(self.state, self.cfg)
 
 
+class PalacePokerGame(KernelGame):
+    """Palace Poker with the parameters of ``DEFAULT_PARAMS`` (see ``docs/games/palace_poker.md``)."""
+
+    short_name = GAME_NAME
+    long_name = "Palace Poker"
+    information = pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    utility = pyspiel.GameType.Utility.ZERO_SUM
+    min_num_players, max_num_players = MIN_PLAYERS, L.MAX_PLAYERS
+    default_params = DEFAULT_PARAMS
+    state_class = PalacePokerState
+    check_values = staticmethod(check_values)
+
+    def configure(self, p):
+        self.cfg = make_config(p)
+        return _game_info(p, self.cfg)
+
+    def observer(self, iig_obs_type, params):
+        if params:
+            raise ValueError(f"palace_poker observers take no parameters, got {params!r}")
+        return encoding.PalacePokerObserver(iig_obs_type, self.cfg)
+
+
+# The check as a function, for callers that build a kernel config without a game.
+check_params = PalacePokerGame.check_params
+
+
 # Documented variants (defaults first), run by the cross-game tests.
 VARIANTS = ("palace_poker()", "palace_poker(players=4)", "palace_poker(betting=no_limit,players=6)")
 
 record_game_version(GAME_NAME, GAME_VERSION, VARIANTS)
-pyspiel.register_game(_game_type(), PalacePokerGame)
+register(PalacePokerGame)
