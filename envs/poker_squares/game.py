@@ -24,9 +24,8 @@ import pyspiel
 
 from gamut.envs.cards import NUM_CARDS, card_str
 from gamut.envs.hands import HAND_TABLE
-from gamut.envs.legality import require_legal
+from gamut.envs.kernel_game import KernelGame, KernelState, register
 from gamut.envs.poker_squares import kernels as K
-from gamut.envs.serialization import deserialize_state, serialize_state
 from gamut.envs.versions import record_game_version
 
 GAME_NAME = "poker_squares"
@@ -64,12 +63,11 @@ def parse_points(scoring: str) -> tuple[int, ...]:
     return points
 
 
-def check_params(params: dict) -> dict:
-    """Complete ``params`` with defaults and check them; ValueError names the bad parameter."""
-    unknown = set(params) - set(DEFAULT_PARAMS)
-    if unknown:
-        raise ValueError(f"unknown poker_squares parameter(s) {sorted(unknown)}; allowed: {sorted(DEFAULT_PARAMS)}")
-    p = {**DEFAULT_PARAMS, **params}
+def check_values(p: dict) -> dict:
+    """Check the values of parameters ``p`` completed with defaults; ValueError names the bad parameter.
+
+    A ``scoring`` of ten numbers is put in its canonical ``;``-separated form.
+    """
     if p["scoring"] not in POINT_SYSTEMS:
         # Canonical ';'-separated form: commas would split the game string on reloading.
         p["scoring"] = ";".join(str(x) for x in parse_points(p["scoring"]))
@@ -89,25 +87,6 @@ def cell_string(cell: int) -> str:
     """Name of a placing action: cell ``5 * row + column`` is ``r<row>c<column>`` (12 -> ``r2c2``)."""
     row, col = divmod(int(cell), K.GRID_SIZE)
     return f"r{row}c{col}"
-
-
-def _game_type() -> pyspiel.GameType:
-    return pyspiel.GameType(
-        short_name=GAME_NAME,
-        long_name="Poker Squares",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.GENERAL_SUM,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=K.MAX_PLAYERS,
-        min_num_players=1,
-        provides_information_state_string=True,
-        provides_information_state_tensor=True,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        parameter_specification=dict(DEFAULT_PARAMS),
-    )
 
 
 def _game_info(p: dict) -> pyspiel.GameInfo:
@@ -132,55 +111,7 @@ def _game_info(p: dict) -> pyspiel.GameInfo:
     )
 
 
-class PokerSquaresGame(pyspiel.Game):
-    """Poker Squares with the parameters of ``DEFAULT_PARAMS`` (see ``docs/games/poker_squares.md``)."""
-
-    def __init__(self, params=None):
-        p = check_params(dict(params or {}))
-        self.params = p
-        self.cfg = K.make_config(
-            p["players"], p["variant"] == "open", p["two_player_return"] == "difference", parse_points(p["scoring"])
-        )
-        game_type = _game_type()
-        if p["players"] == 2:
-            game_type = _zero_sum(game_type)
-        super().__init__(game_type, _game_info(p), p)
-
-    def deserialize_state(self, text):
-        """The state saved by ``state.serialize()``, rebuilt by replay and checked (no pickle)."""
-        return deserialize_state(text, self)
-
-    def new_initial_state(self):
-        return PokerSquaresState(self)
-
-    def make_py_observer(self, iig_obs_type=None, params=None):
-        if params:
-            raise ValueError(f"poker_squares observers take no parameters, got {params!r}")
-        from gamut.envs.poker_squares.observer import PokerSquaresObserver
-
-        return PokerSquaresObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.cfg)
-
-
-def _zero_sum(game_type: pyspiel.GameType) -> pyspiel.GameType:
-    return pyspiel.GameType(
-        short_name=game_type.short_name,
-        long_name=game_type.long_name,
-        dynamics=game_type.dynamics,
-        chance_mode=game_type.chance_mode,
-        information=game_type.information,
-        utility=pyspiel.GameType.Utility.ZERO_SUM,
-        reward_model=game_type.reward_model,
-        max_num_players=game_type.max_num_players,
-        min_num_players=game_type.min_num_players,
-        provides_information_state_string=True,
-        provides_information_state_tensor=True,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        parameter_specification=dict(DEFAULT_PARAMS),
-    )
-
-
-class PokerSquaresState(pyspiel.State):
+class PokerSquaresState(KernelState):
     """A Poker Squares position: one ``int64`` array (``kernels.STATE_SIZE``) plus the config."""
 
     def __init__(self, game: PokerSquaresGame):
@@ -188,10 +119,6 @@ class PokerSquaresState(pyspiel.State):
         self.cfg = game.cfg
         self.state = np.zeros(K.STATE_SIZE, dtype=np.int64)
         K.init_state(self.state)
-
-    def serialize(self):
-        """Game string and action history as plain text (``gamut.envs.serialization``); no pickle."""
-        return serialize_state(self)
 
     def current_player(self):
         p = int(K.current_player(self.state, self.cfg))
@@ -211,13 +138,12 @@ class PokerSquaresState(pyspiel.State):
         n = K.unseen_cards(self.state, buf)
         return [(int(c), 1.0 / n) for c in buf[:n]]
 
-    def _apply_action(self, action):
-        require_legal(self, action)
+    def apply(self, action):
         player = self.current_player()
         if player == pyspiel.PlayerId.CHANCE:
-            K.deal_card(self.state, int(action))
+            K.deal_card(self.state, action)
         else:
-            K.place_card(self.state, player, int(action))
+            K.place_card(self.state, player, action)
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
@@ -242,6 +168,36 @@ class PokerSquaresState(pyspiel.State):
         return state_string(self.state, self.cfg)
 
 
+class PokerSquaresGame(KernelGame):
+    """Poker Squares with the parameters of ``DEFAULT_PARAMS`` (see ``docs/games/poker_squares.md``)."""
+
+    short_name = GAME_NAME
+    long_name = "Poker Squares"
+    information = pyspiel.GameType.Information.PERFECT_INFORMATION
+    utility = pyspiel.GameType.Utility.GENERAL_SUM
+    min_num_players, max_num_players = 1, K.MAX_PLAYERS
+    default_params = DEFAULT_PARAMS
+    state_class = PokerSquaresState
+    check_values = staticmethod(check_values)
+
+    def configure(self, p):
+        self.cfg = K.make_config(
+            p["players"], p["variant"] == "open", p["two_player_return"] == "difference", parse_points(p["scoring"])
+        )
+        return _game_info(p)
+
+    def observer(self, iig_obs_type, params):
+        if params:
+            raise ValueError(f"poker_squares observers take no parameters, got {params!r}")
+        from gamut.envs.poker_squares.observer import PokerSquaresObserver
+
+        return PokerSquaresObserver(iig_obs_type, self.cfg)
+
+
+# The check as a function, for callers that build a kernel config without a game.
+check_params = PokerSquaresGame.check_params
+
+
 # Documented variants (defaults first), run by the cross-game tests.
 VARIANTS = (
     "poker_squares()",
@@ -252,4 +208,4 @@ VARIANTS = (
 )
 
 record_game_version(GAME_NAME, GAME_VERSION, VARIANTS)
-pyspiel.register_game(_game_type(), PokerSquaresGame)
+register(PokerSquaresGame)
