@@ -17,16 +17,16 @@ import time
 
 DESCRIPTION = "Seconds per move of gamut play's default opponents (median, p90, max) beside the former defaults"
 
-# Game string -> the former default (the baseline); the default itself comes from the game's terminal view.
-GAMES = {
-    "poke": "heuristic",
-    "poke(mode=rubber)": "heuristic",
-    "palace_poker": "heuristic",
-    "palace_poker(players=4)": "heuristic",
-    "poker_squares": "expectimax",
-    "poker_dice(variant=yacht12,players=2)": "optimal",
-    "poker_dice(variant=ranking,players=2)": "mcts",
-}
+
+def timed_games() -> dict[str, str]:
+    """Game string -> the former default (the baseline), from every game's declaration (``GAME.play_baselines``).
+
+    The default itself comes from the game's terminal view.
+    """
+    from gamut.envs.registry import declarations
+
+    return {game: baseline for d in declarations().values() for game, baseline in d.play_baselines.items()}
+
 
 
 def add_arguments(parser) -> None:
@@ -70,7 +70,7 @@ def run(args) -> dict:
     if args.positions < 1 or args.repeats < 1:
         raise ValueError("--positions and --repeats must be >= 1")
     rows = {}
-    for game_string, baseline in GAMES.items():
+    for game_string, baseline in timed_games().items():
         game = pyspiel.load_game(game_string)
         default = make_preferred_bot(game, view_for(game).opponent, 0, args.seed)[0]
         positions = decision_positions(game, args.positions, args.seed)

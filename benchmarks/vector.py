@@ -2,7 +2,8 @@
 
 One step is one decision of one game, with the chance that follows it sampled
 and the observation tensor and legal actions of the next decision written.
-For each game (short name -> game string in ``GAMES``):
+For each game that declares a benchmarked variant (``GAME.bench_variant``, with the
+steps per second its batched environment is built to reach, ``GAME.bench_steps_per_s``):
 
 - ours: ``make_vector(game, N, copy=False)`` on one core (``threads=None``),
   random legal actions from ``random_legal_actions``, ``--steps`` calls of
@@ -33,20 +34,19 @@ import time
 
 DESCRIPTION = "batched environments: steps per second of make_vector vs a pyspiel State loop and rl_environment"
 
-# Short name -> the game string benchmarked (the default variant of each game, poker dice on one player).
-GAMES = {
-    "poker_squares": "poker_squares",
-    "poker_dice": "poker_dice(variant=yacht12,players=1)",
-    "poke": "poke",
-    "palace_poker": "palace_poker(players=4)",
-}
-# Steps per second on one core that each game's batched environment is built to reach at N = 1024.
-TARGET_STEPS_PER_S = {"poker_squares": 1_000_000, "poker_dice": 2_000_000, "poke": 500_000, "palace_poker": 200_000}
 TARGET_RATIO_VS_RL_ENV = 100.0
 
 
+def benchmarked_games() -> dict:
+    """Short name -> declaration of every game that names a variant to benchmark."""
+    from gamut.envs.registry import declarations
+
+    return {name: d for name, d in declarations().items() if d.bench_variant}
+
+
 def add_arguments(parser) -> None:
-    parser.add_argument("--games", nargs="+", choices=sorted(GAMES), default=list(GAMES),
+    games = benchmarked_games()
+    parser.add_argument("--games", nargs="+", choices=sorted(games), default=list(games),
                         help="short names of the games to time (default: all)")
     parser.add_argument("--num-envs", type=int, default=1024, help="games per batch (default: %(default)s)")
     parser.add_argument("--steps", type=int, default=200,
@@ -149,7 +149,6 @@ def run(args) -> dict:
 
     import gamut.envs  # noqa: F401  (registers the toolkit's games)
     from gamut.envs.loading import load_game
-    from gamut.envs.vector import _GAME_MODULES
 
     for name in ("num_envs", "steps", "baseline_steps", "repeats"):
         if getattr(args, name) < 1:
@@ -157,12 +156,15 @@ def run(args) -> dict:
     all_cores = numba.config.NUMBA_NUM_THREADS
     load_before = os.getloadavg()[0]
     games, missing = {}, []
+    declared = benchmarked_games()
     for short in args.games:
-        game_string = GAMES[short]
+        game_string, target = declared[short].bench_variant, declared[short].bench_steps_per_s
         entry = {"game": str(load_game(game_string))}
-        if importlib.util.find_spec(_GAME_MODULES[short]) is None:
+        vector_module = (declared[short].vector or "").partition(":")[0]
+        if not vector_module or importlib.util.find_spec(vector_module) is None:
             missing.append(short)
-            games[short] = {**entry, "missing": f"no batched environment ({_GAME_MODULES[short]} does not exist)"}
+            games[short] = {**entry, "missing": f"no batched environment (the declaration names "
+                                                f"{declared[short].vector!r})"}
             continue
         ours, ours_cpu = _ours_rates(game_string, args, None)
         ours_all, _ = _ours_rates(game_string, args, all_cores)
@@ -179,8 +181,8 @@ def run(args) -> dict:
             "ours_steps_per_cpu_s": ours_cpu,
             "pyspiel_steps_per_cpu_s": pyspiel_cpu,
             "rl_env_steps_per_cpu_s": rl_env_cpu,
-            "target_steps_per_s": TARGET_STEPS_PER_S[short],
-            "meets_target": ours >= TARGET_STEPS_PER_S[short],
+            "target_steps_per_s": target,
+            "meets_target": ours >= target,
             "meets_ratio_target": ours / rl_env_rate >= TARGET_RATIO_VS_RL_ENV,
         }
     return {

@@ -30,7 +30,7 @@ def load_game(game_string: str | pyspiel.Game) -> pyspiel.Game:
     if isinstance(game_string, pyspiel.Game):
         return game_string
     if not isinstance(game_string, str) or not game_string.strip():
-        raise ValueError(f"expected a game string such as 'poker_squares(scoring=english)', got {game_string!r}")
+        raise ValueError(f"expected a game string such as 'kuhn_poker' or 'name(param=value)', got {game_string!r}")
     name = game_string.split("(", 1)[0].strip()
     if name not in pyspiel.registered_names():
         ours = ", ".join(game_versions())

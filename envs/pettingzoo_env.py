@@ -38,8 +38,7 @@ import numpy as np
 import pyspiel
 
 from gamut.envs.loading import load_game
-
-_TOOLKIT_GAMES = ("poker_squares", "poker_dice", "poke", "palace_poker")
+from gamut.envs.registry import declaration_of
 
 
 def _require_pettingzoo():
@@ -52,11 +51,11 @@ def _require_pettingzoo():
 
 
 def _observation_bounds(game: pyspiel.Game) -> tuple[float, float]:
-    if game.get_type().short_name in _TOOLKIT_GAMES:
-        from gamut.envs.vector import observation_bounds
-
-        return observation_bounds(game)
-    return -np.inf, np.inf  # another OpenSpiel game: no declared range
+    declaration = declaration_of(game)
+    if declaration is None:
+        return -np.inf, np.inf  # another OpenSpiel game: no declared range
+    low, high = declaration.observation_bounds
+    return float(low), float(high)
 
 
 def pettingzoo_env(game: str | pyspiel.Game, render_mode: str | None = None):

@@ -35,23 +35,17 @@ Conventions shared by every game (the per-game classes live in
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 import pyspiel
 
+from gamut.envs.declaration import resolve
 from gamut.envs.loading import load_game
+from gamut.envs.registry import declaration_of, declarations
 from gamut.envs.rng import below, rng_state
 
-# Short name -> module defining ``VECTOR_ENV`` (a subclass of BatchedGame).
-_GAME_MODULES = {
-    "poker_squares": "gamut.envs.poker_squares.vector",
-    "poker_dice": "gamut.envs.poker_dice.vector",
-    "poke": "gamut.envs.poke.vector",
-    "palace_poker": "gamut.envs.palace_poker.vector",
-}
 
 
 @dataclass(frozen=True)
@@ -186,15 +180,15 @@ class BatchedGame:
 
     game_name = ""
     max_chance_per_step = 0
-    # Every entry of the observation and information-state tensors lies in
-    # [obs_low, obs_high] (documented per game in docs/games/<game>.md).
-    obs_low, obs_high = 0.0, 1.0
 
     def __init__(self, game, num_envs: int, seed: int = 0, *, info_state: bool = False, copy: bool = True,
                  threads: int | None = None, trace: bool = False):
         self.game = load_game(game)
         if self.game.get_type().short_name != self.game_name:
             raise ValueError(f"{type(self).__name__} steps {self.game_name} games, got {self.game}")
+        # Every entry of the observation and information-state tensors lies in
+        # [obs_low, obs_high] (the game's declaration; documented per game in docs/games/<game>.md).
+        self.obs_low, self.obs_high = observation_bounds(self.game)
         self.num_envs = _check_count("num_envs", num_envs, low=1)
         self.seed = _check_count("seed", seed, low=0, high=(1 << 63) - 1)
         self.threads = None if threads is None else _check_count("threads", threads, low=1,
@@ -328,16 +322,25 @@ def _check_count(name: str, value, low: int, high: int = (1 << 62)) -> int:
 
 
 def _vector_class(game: pyspiel.Game) -> type[BatchedGame]:
-    name = game.get_type().short_name
-    if name not in _GAME_MODULES:
-        raise ValueError(f"no batched environment for {name!r}; the toolkit's games are {sorted(_GAME_MODULES)}")
-    return importlib.import_module(_GAME_MODULES[name]).VECTOR_ENV
+    declaration = declaration_of(game)
+    if declaration is None or declaration.vector is None:
+        batched = sorted(name for name, d in declarations().items() if d.vector)
+        raise ValueError(f"no batched environment for {game.get_type().short_name!r}; the games with one are "
+                         f"{', '.join(batched)}")
+    return resolve(declaration.vector)
 
 
 def observation_bounds(game_string) -> tuple[float, float]:
-    """``(low, high)``: every entry of the game's observation and information-state tensors lies in it."""
-    cls = _vector_class(load_game(game_string))
-    return float(cls.obs_low), float(cls.obs_high)
+    """``(low, high)``: every entry of the game's observation and information-state tensors lies in it.
+
+    Raises ``ValueError`` for a game that declares none (not a game of the toolkit).
+    """
+    game = load_game(game_string)
+    declaration = declaration_of(game)
+    if declaration is None:
+        raise ValueError(f"{game} is not a game of the toolkit: it declares no observation bounds")
+    low, high = declaration.observation_bounds
+    return float(low), float(high)
 
 
 def make_vector(game_string, num_envs: int, seed: int = 0, **options) -> BatchedGame:

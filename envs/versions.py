@@ -10,6 +10,8 @@ conformance test, PettingZoo, OpenSpiel RL and the agent registry.
 
 from __future__ import annotations
 
+from gamut.envs.registry import declarations
+
 _GAME_VERSIONS: dict[str, int] = {}
 _GAME_VARIANTS: dict[str, tuple[str, ...]] = {}
 
@@ -25,10 +27,10 @@ def record_game_version(short_name: str, version: int, variants: tuple[str, ...]
 
 
 def game_versions() -> dict[str, int]:
-    """``{short_name: version}`` of every game imported so far, sorted by name."""
-    return dict(sorted(_GAME_VERSIONS.items()))
+    """``{short_name: version}`` of every declared game, sorted by name."""
+    return {name: d.version for name, d in declarations().items()}
 
 
 def game_variants() -> dict[str, tuple[str, ...]]:
-    """``{short_name: (game string, ...)}`` of every game imported so far, sorted by name."""
-    return dict(sorted(_GAME_VARIANTS.items()))
+    """``{short_name: (game string, ...)}`` of every declared game, sorted by name."""
+    return {name: d.variants for name, d in declarations().items()}

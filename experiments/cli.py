@@ -16,7 +16,7 @@ import sys
 from importlib.metadata import version
 
 from gamut.experiments.cli_output import announce_compiling
-from gamut.experiments.commands import COMMAND_MODULES
+from gamut.experiments.commands import command_modules
 from gamut.experiments.validate import harden_numbers
 
 
@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"gamut {version('gamut')}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
+    for module_name in command_modules():
         importlib.import_module(module_name).register(subparsers)
     harden_numbers(parser)
     return parser

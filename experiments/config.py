@@ -82,7 +82,7 @@ def game_string(value) -> str:
     import gamut.envs  # noqa: F401  (registers the toolkit's games)
 
     if not isinstance(value, str):
-        raise ValueError(f"expected a game string such as 'poker_squares(scoring=english)', got {value!r}")
+        raise ValueError(f"expected a game string such as 'kuhn_poker' or 'name(param=value)', got {value!r}")
     try:
         pyspiel.load_game(value)
     except pyspiel.SpielError as err:

@@ -43,7 +43,7 @@ from gamut.envs import dice
 from gamut.envs.poker_dice import kernels as K
 from gamut.envs.poker_dice.scorecard import AUX_BANK, AUX_REPEAT_FLAG, P_BANK_STAGE_OK
 from gamut.envs.poker_dice.scoring import allowed_boxes, box_score, current_stage, record, repeat_bonus
-from gamut.experiments.terminal_play import TableView, normalise, register_view
+from gamut.experiments.terminal_play import TableView, normalise
 
 _LABEL = 26
 _COLUMN = 8
@@ -327,7 +327,8 @@ and the die showing 2. To pick dice by place, say positions (1..5, left to right
 The sheet shows [points] the dice showing would score in each open box; '.' is an open box
 these dice may not fill now."""
 
-register_view("poker_dice", TableView(
+# The game's declaration names this view (``GAME.view``).
+VIEW = TableView(
     render=render, describe_action=describe_action, allows_undo=True,
     opponent=("optimal", "mcts"), hint=("optimal", "mcts"), parse_action=parse_action, moves_help=MOVES_HELP,
-))
+)

@@ -37,7 +37,7 @@ from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import layout as L
 from gamut.envs.palace_poker.showdown import battle_winner
 from gamut.envs.palace_poker.encoding import END_NAMES
-from gamut.experiments.terminal_play import TableView, register_view
+from gamut.experiments.terminal_play import TableView
 
 
 def _cards(st: np.ndarray, loc: int, mask: int | None = None) -> list[int]:
@@ -153,11 +153,12 @@ def describe_action(state, actor: int, action: int, viewer: int) -> str:
     return text
 
 
-register_view("palace_poker", TableView(
+# The game's declaration names this view (``GAME.view``).
+VIEW = TableView(
     render=render, describe_action=describe_action, allows_undo=False, opponent=("ismcts", "heuristic"),
     hint=("ismcts", "heuristic"), narrate=narrate,
     moves_help="  stay, buy, discard 7c, done, fold, call, raise 4, bet 2 on seat 1   as listed, any case",
-))
+)
 
 
 def _showdown_lines(st: np.ndarray, n: int, viewer: int) -> list[str]:

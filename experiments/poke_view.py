@@ -23,7 +23,7 @@ from gamut.envs.cards import cards_str, parse_cards
 from gamut.envs.hands import CATEGORY_NAMES, CATEGORY_SHIFT, HAND_TABLE, best_strength
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.encoding import deal_string, mask_cards, table_cards
-from gamut.experiments.terminal_play import TableView, normalise, register_view
+from gamut.experiments.terminal_play import TableView, normalise
 
 
 def score_sheet(st, player: int) -> str:
@@ -122,8 +122,9 @@ def narrate(before, actor: int, action: int, after, viewer: int) -> list[str]:
             f"you held {hand_words(st[K.S_HAND + viewer])}"]
 
 
-register_view("poke", TableView(
+# The game's declaration names this view (``GAME.view``).
+VIEW = TableView(
     render=render, describe_action=describe_action, allows_undo=False, opponent=("ismcts", "heuristic"),
     hint=("cfr", "ismcts", "heuristic"), parse_action=parse_action, narrate=narrate,
     moves_help="  discard 5d Ad, play 9h 9s   the cards in any order and case ('play 10h' works too)",
-))
+)

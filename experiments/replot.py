@@ -9,14 +9,14 @@ are left as they are; a figure file new to the folder is added to the
 metadata's file list and linked at the end of the report fragment, so
 ``results/REPORT.md`` shows it.
 
-Run it as ``python -m gamut.experiments.replot NAME [NAME ...]``; ``poke_matches``
-redraws ``results/poke/matches.png`` from ``results/poke/matches.jsonl``.
+Run it as ``python -m gamut.experiments.replot NAME [NAME ...]``. A game may
+declare figures of its own records (``GAME.replots``: name -> a function of
+the results root returning the files written), redrawn by the same command.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import sys
 from pathlib import Path
 
@@ -25,7 +25,14 @@ import pandas as pd
 from gamut.experiments.experiment import EXPERIMENTS
 from gamut.experiments.store import METADATA, REPORT_FRAGMENT, ResultsWriter, read_json, results_dir, write_json
 
-POKE_MATCHES = "poke_matches"
+
+
+def game_replots() -> dict:
+    """Name -> redrawing function of the figures the games declare (``GAME.replots``)."""
+    from gamut.envs.declaration import resolve
+    from gamut.envs.registry import declarations
+
+    return {name: resolve(ref) for d in declarations().values() for name, ref in d.replots.items()}
 
 
 def replot(name: str, results_root: str | Path = "results", profile: str = "full") -> list[str]:
@@ -59,75 +66,16 @@ def replot(name: str, results_root: str | Path = "results", profile: str = "full
     return writer.written
 
 
-def poke_matches_figure(rows: list[dict]):
-    """Head-to-head margins of ``gamut poke match`` runs: A's mean margin per rubber with its 95% CI.
-
-    One line per run (agent pair, seed); the deck and the rule variant of the
-    game string are named beside it, and n is the number of pairs of rubbers.
-    """
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    rows = sorted(rows, key=lambda r: r["mean_diff"])
-    fig, ax = plt.subplots(figsize=(9, 0.6 * len(rows) + 1.6))
-    y = np.arange(len(rows))
-    mean = np.array([r["mean_diff"] for r in rows])
-    low = np.array([r["ci95_low"] for r in rows])
-    high = np.array([r["ci95_high"] for r in rows])
-    ax.hlines(y, low, high, color="tab:blue", lw=3)
-    ax.plot(mean, y, "o", color="black", ms=4)
-    for yi, r in zip(y, rows):  # the figures in a column right of the axes, clear of the bars
-        ax.annotate(f"{r['mean_diff']:+,.0f} ({r['ci95_low']:,.0f} .. {r['ci95_high']:,.0f}), n={r['n']:,}",
-                    (1.02, yi), xycoords=("axes fraction", "data"), va="center", fontsize=8)
-    ax.axvline(0.0, color="grey", lw=0.8)
-    ax.set_yticks(y, [f"{_agent(r, 'a')} vs {_agent(r, 'b')}\n{_deck(r['game'])}, seed {r['seed']}" for r in rows])
-    ax.set_xlim(min(0.0, low.min()) * 1.1 - 50, high.max() * 1.05 + 50)
-    ax.set_xlabel("A's mean above-the-line margin per rubber (95% CI over n pairs of rubbers, seats swapped)")
-    ax.set_title("Poke head to head over full rubbers (gamut poke match)")
-    ax.grid(True, axis="x", alpha=0.3)
-    fig.tight_layout()
-    return fig
-
-
-def _agent(record: dict, side: str) -> str:
-    """An agent's name with the options it was given (``--a-option``/``--b-option``), where the record keeps them."""
-    options = record.get(f"{side}_options") or {}
-    extra = ", ".join(f"{k}={v}" for k, v in sorted(options.items()))
-    return record[f"agent_{side}"] + (f" ({extra})" if extra else "")
-
-
-def _deck(game: str) -> str:
-    """``full deck`` or ``small deck`` from a Poke game string, with its follow rule."""
-    params = dict(part.split("=", 1) for part in game[game.index("(") + 1:-1].split(",") if "=" in part)
-    deck = "full deck" if params.get("num_ranks", "13") == "13" and params.get("num_suits", "4") == "4" \
-        else f"small deck ({params.get('num_ranks')} ranks x {params.get('num_suits')} suits)"
-    # Version 2 added the follow rule and names it in every game string: a record without it is version 1's.
-    return deck + (f", follow={params['follow']}" if "follow" in params else ", version 1 (follow=free)")
-
-
-def replot_poke_matches(results_root: str | Path = "results") -> list[str]:
-    """Redraw ``poke/matches.png`` (and .svg) from ``poke/matches.jsonl``; returns the files written."""
-    folder = Path(results_root) / "poke"
-    path = folder / "matches.jsonl"
-    if not path.exists():
-        raise ValueError(f"{path}: no match records to plot (`gamut poke match ... --json >> {path}`)")
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    if not rows:
-        raise ValueError(f"{path}: no match records to plot")
-    writer = ResultsWriter(folder)
-    writer.figure("matches", poke_matches_figure(rows))
-    return writer.written
-
-
 def main(argv: list[str] | None = None) -> int:
     names = sys.argv[1:] if argv is None else argv
     if not names:
         print(f"usage: python -m gamut.experiments.replot NAME [NAME ...]  (experiments: "
-              f"{', '.join(EXPERIMENTS)}; or {POKE_MATCHES})", file=sys.stderr)
+              f"{', '.join(EXPERIMENTS)}; or {', '.join(game_replots())})", file=sys.stderr)
         return 2
+    replots = game_replots()
     try:
         for name in names:
-            written = replot_poke_matches() if name == POKE_MATCHES else replot(name)
+            written = replots[name]("results") if name in replots else replot(name)
             print(f"{name}: {', '.join(written)}")
     except ValueError as err:
         print(f"replot: {err}", file=sys.stderr)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from gamut.envs.cards import card_str
 from gamut.envs.hands import CATEGORY_NAMES, CATEGORY_SHIFT, HAND_TABLE
 from gamut.envs.poker_squares import kernels as K
-from gamut.experiments.terminal_play import TableView, normalise, register_view
+from gamut.experiments.terminal_play import TableView, normalise
 
 _RULE = "       " + "+-----" * K.GRID_SIZE + "+"
 
@@ -99,9 +99,10 @@ def parse_action(state, player: int, text: str) -> int | None:
     raise ValueError(f"r{row}c{col} already holds {card_str(card)}")
 
 
-register_view("poker_squares", TableView(
+# The game's declaration names this view (``GAME.view``).
+VIEW = TableView(
     render=render, describe_action=describe, allows_undo=True,
     opponent=("mc_cross", "expectimax_cross", "expectimax", "greedy"),
     hint=("expectimax_cross", "expectimax", "greedy"), parse_action=parse_action,
     moves_help="  r2c1         place the card at row 2, column 1 (also 'r2 c1', '2 1', '2,1')",
-))
+)

@@ -34,7 +34,6 @@ such a score is never mistaken for a straight one.
 
 from __future__ import annotations
 
-import importlib
 import math
 import sys
 import threading
@@ -45,6 +44,8 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts as openspiel_mcts
 
+from gamut.envs.declaration import resolve
+from gamut.envs.registry import declaration_of
 from gamut.solvers.bots import bot_names, make_bot
 
 
@@ -108,27 +109,24 @@ class TableView:
     narrate: Callable[[pyspiel.State, int, int, pyspiel.State, int], list[str]] | None = None
 
 
+# Views registered for games that declare none (another OpenSpiel game, for instance).
 _VIEWS: dict[str, TableView] = {}
-
-# Modules that register the views of the toolkit's games (imported on first use).
-VIEW_MODULES = (
-    "gamut.experiments.poke_view",
-    "gamut.experiments.squares_view",
-    "gamut.experiments.palace_view",
-    "gamut.experiments.dice_view",
-)
 
 
 def register_view(short_name: str, view: TableView) -> None:
-    """Register the terminal presentation of a game."""
+    """Register the terminal presentation of a game that has no declared view (it takes precedence)."""
     _VIEWS[short_name] = view
 
 
 def view_for(game: pyspiel.Game) -> TableView:
-    """The registered view of ``game``, or the generic one."""
-    for module in VIEW_MODULES:
-        importlib.import_module(module)
-    return _VIEWS.get(game.get_type().short_name, TableView())
+    """The registered view of ``game``, else the one its declaration names (``GAME.view``), else the generic one."""
+    name = game.get_type().short_name
+    if name in _VIEWS:
+        return _VIEWS[name]
+    declaration = declaration_of(game)
+    if declaration is None or declaration.view is None:
+        return TableView()
+    return resolve(declaration.view)
 
 
 HELP = """Commands:

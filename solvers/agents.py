@@ -1,21 +1,20 @@
 """Imports every agent module of the toolkit so that its agents are registered.
 
-Add a module here when it defines agents with :func:`gamut.solvers.bots.register_bot`.
+The generic agents (CFR policies, ISMCTS, learned networks) are listed here;
+each game's own agents are named by its declaration (``GAME.agents`` in its
+package, see ``gamut.envs.declaration``), so a new game adds its agents
+without editing this module.
 """
 
 import importlib
 
-AGENT_MODULES = (
+from gamut.envs.registry import declarations
+
+GENERIC_AGENT_MODULES = (
     "gamut.solvers.cfr.agents",
-    "gamut.solvers.poker_squares.agents",
-    "gamut.solvers.poker_squares.search_agents",
-    "gamut.solvers.poker_squares.net_agents",
     "gamut.solvers.search.ismcts_bot",
-    "gamut.solvers.poke.agents",
-    "gamut.solvers.palace_poker.agents",
-    "gamut.solvers.poker_dice.agents",
     "gamut.solvers.rl.agents",
 )
 
-for _module in AGENT_MODULES:
+for _module in GENERIC_AGENT_MODULES + tuple(m for d in declarations().values() for m in d.agents):
     importlib.import_module(_module)

@@ -55,13 +55,16 @@ class BotSpec:
     description: str
     options: dict[str, Option] = field(default_factory=dict)
     supports: Callable[[pyspiel.Game], str | None] | None = None
+    lifted_by: str = ""
 
     def plays(self, game_name: str) -> bool:
         return ANY_GAME in self.games or game_name in self.games
 
-    def refusal(self, game: pyspiel.Game) -> str | None:
-        """Why this agent cannot play this variant of the game, or None if it can."""
-        return None if self.supports is None else self.supports(game)
+    def refusal(self, game: pyspiel.Game, options: dict | None = None) -> str | None:
+        """Why this agent cannot play this variant of the game with ``options``, or None if it can."""
+        if self.supports is None or (self.lifted_by and (options or {}).get(self.lifted_by)):
+            return None
+        return self.supports(game)
 
 
 _REGISTRY: dict[str, list[BotSpec]] = {}
@@ -74,15 +77,18 @@ def register_bot(
     description: str,
     options: dict[str, Option] | None = None,
     supports: Callable[[pyspiel.Game], str | None] | None = None,
+    lifted_by: str = "",
 ) -> None:
     """Register an agent under ``name`` for ``games`` (short names, or ``"*"``).
 
     ``supports(game)`` returns why the agent cannot play that variant (e.g. a
     policy solved for one deck size), or None when it can; agents that cannot
-    play a variant are not listed for it.
+    play a variant are not listed for it. A non-empty option named by
+    ``lifted_by`` lifts the refusal (a weights file of the user's own for a
+    variant with none shipped): the agent's factory then checks that option.
     """
     games = (games,) if isinstance(games, str) else tuple(games)
-    spec = BotSpec(name, games, factory, description, dict(options or {}), supports)
+    spec = BotSpec(name, games, factory, description, dict(options or {}), supports, lifted_by)
     specs = _REGISTRY.setdefault(name, [])
     clash = [s for s in specs if set(s.games) & set(games)]
     if clash:
@@ -151,7 +157,7 @@ def make_bot(game: pyspiel.Game, name: str, player: int = 0, seed: int = 0, **op
         available = ", ".join(bot_specs(game)) or "none"
         raise ValueError(f"unknown agent {name!r} for {_game_name(game)}; available: {available}")
     spec = specs[name]
-    reason = spec.refusal(game)
+    reason = spec.refusal(game, options)
     if reason is not None:
         raise ValueError(f"agent {name!r} cannot play {game}: {reason}")
     unknown = sorted(set(options) - set(spec.options))

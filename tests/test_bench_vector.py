@@ -1,11 +1,12 @@
 """``gamut bench vector`` on tiny sizes: the fields it reports, and a game without a batched environment."""
 
 import argparse
+import dataclasses
 
 import pytest
 
 from gamut.benchmarks import vector as bench
-from gamut.envs import vector
+from gamut.envs.registry import declarations
 
 
 def run(*argv):
@@ -25,7 +26,8 @@ def test_reports_every_rate_and_ratio_of_a_game():
 
 
 def test_a_game_without_a_batched_environment_is_reported_missing(monkeypatch):
-    monkeypatch.setitem(vector._GAME_MODULES, "poke", "gamut.envs.poke.no_such_module")
+    poke = declarations()["poke"]
+    monkeypatch.setitem(declarations(), "poke", dataclasses.replace(poke, vector="gamut.envs.poke.no_such_module:X"))
     result = run("--games", "poke", "--steps", "1", "--baseline-steps", "1", "--repeats", "1")
     assert result["missing"] == ["poke"]
     assert "ours_steps_per_s" not in result["games"]["poke"] and "no batched environment" in result["games"]["poke"][

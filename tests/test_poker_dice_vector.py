@@ -8,7 +8,6 @@ import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
 from gamut.envs import dice
 from gamut.envs.poker_dice import kernels as K
 from gamut.envs.poker_dice.encoding import encode_observation, observation_scales
-from gamut.envs.poker_dice.vector import PokerDiceVector
 from gamut.envs.vector import game_streams, make_vector, observation_bounds, random_legal_actions
 from gamut.envs.versions import game_variants
 from tests.vector_replay import replay_check
@@ -136,7 +135,7 @@ def test_no_information_state_tensor():
 
 def test_observations_stay_in_the_declared_bounds():
     assert observation_bounds("poker_dice(variant=classic,players=2)") == (-1.0, 1.0)
-    assert PokerDiceVector.obs_low == -1.0
+    assert make_vector("poker_dice(variant=classic,players=2)", 1).obs_low == -1.0
     for game_string in VARIANTS + OTHER_PARAMS:
         records = _drive(make_vector(game_string, 32, seed=1), 200, policy_seed=2)
         obs = np.stack([r.obs for r in records])

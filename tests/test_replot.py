@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gamut.experiments.replot import _deck, main, replot, replot_poke_matches
+from gamut.experiments.poke_matches import _deck, replot_poke_matches
+from gamut.experiments.replot import replot
 from gamut.experiments.store import METADATA
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
@@ -52,7 +53,7 @@ def test_poke_matches_figure_from_match_records(tmp_path):
 
 
 def test_agents_are_named_with_their_options_where_the_record_keeps_them():
-    from gamut.experiments.replot import _agent
+    from gamut.experiments.poke_matches import _agent
 
     record = {"agent_a": "ismcts", "agent_b": "heuristic", "a_options": {"opponent": "search"}, "b_options": {}}
     assert (_agent(record, "a"), _agent(record, "b")) == ("ismcts (opponent=search)", "heuristic")

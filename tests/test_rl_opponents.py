@@ -6,7 +6,7 @@ import pytest
 
 import gamut.envs  # noqa: F401  (registers the games)
 from gamut.solvers.bots import make_bot
-from gamut.solvers.rl.opponents import BatchedHeuristic, draw_tables
+from gamut.solvers.rl.opponents import batched_heuristic, draw_tables
 from tests.chance import decision_positions
 
 
@@ -18,13 +18,13 @@ def test_the_batched_heuristic_moves_as_its_bot_in_every_state(game_string):
     for i, state in enumerate(states):
         # A fresh generator per state on both sides: the Palace Poker heuristic samples palaces.
         bot = make_bot(game, "heuristic", player=state.current_player(), seed=100 + i)
-        batched = BatchedHeuristic(game, 100 + i).actions(batch, np.array([i]))
+        batched = batched_heuristic(game, 100 + i).actions(batch, np.array([i]))
         assert batched[0] == bot.step(state), (i, str(state))
 
 
 def test_a_game_without_a_heuristic_is_refused():
-    with pytest.raises(ValueError, match="poker_squares has no heuristic.*poke, palace_poker"):
-        BatchedHeuristic(pyspiel.load_game("poker_squares"), 0)
+    with pytest.raises(ValueError, match="poker_squares has no heuristic.*palace_poker, poke"):
+        batched_heuristic(pyspiel.load_game("poker_squares"), 0)
 
 
 def test_tables_keep_one_learner_seat_and_seat_the_heuristic_at_the_share():

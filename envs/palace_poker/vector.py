@@ -172,5 +172,3 @@ class PalacePokerVector(BatchedGame):
         """The action's name for the player to move in ``row``, as pyspiel writes it (``bet 4 on seat 2``)."""
         return action_to_string(self.states[row], self.game.cfg, int(self.player_buf[row]), int(action))
 
-
-VECTOR_ENV = PalacePokerVector

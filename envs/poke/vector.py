@@ -155,5 +155,3 @@ class PokeVector(BatchedGame):
     def action_string(self, row: int, action: int) -> str:
         return action_to_string(self.states[row], self.cfg, int(self.player_buf[row]), int(action))
 
-
-VECTOR_ENV = PokeVector

@@ -150,7 +150,6 @@ class PokerDiceVector(BatchedGame):
 
     game_name = "poker_dice"
     max_chance_per_step = 2
-    obs_low, obs_high = -1.0, 1.0
 
     def _setup(self) -> None:
         game = self.game
@@ -185,4 +184,16 @@ class PokerDiceVector(BatchedGame):
         return action_to_string(self.game, int(self.player_buf[row]), int(action))
 
 
-VECTOR_ENV = PokerDiceVector
+
+def running_score(game):
+    """Poker dice's declared running score: ``env -> float64 (N,)``, each row's scorecard total so far.
+
+    Every one-player variant is a scorecard game whose return is the final
+    total (box points and bonuses), so the total so far is the score built up.
+    Example: after Threes scored 9 and Sixes 24, the running score is 33.
+    Raises ``ValueError`` for two or more players (the return is not one score).
+    """
+    if game.num_players() != 1:
+        raise ValueError(f"{game} has {game.num_players()} players; a running score needs a one-player game")
+    column = K.S_PLAYERS + K.F_SCORE
+    return lambda env: env.states[:, column].astype(np.float64)

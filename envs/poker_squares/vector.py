@@ -242,4 +242,32 @@ def _encode_final(final_states, cfg, rows, out):
         write_tensor(final_states[r], cfg, 0, False, out[r])
 
 
-VECTOR_ENV = PokerSquaresVector
+
+@numba.njit(cache=True)
+def _grid_scores(states, cfg, table, offset, out):
+    for i in range(states.shape[0]):
+        out[i] = K.grid_score(states[i], 0, cfg, table) - offset
+
+
+def running_score(game):
+    """Poker Squares' declared running score: ``env -> float64 (N,)``, each row's grid score as it stands.
+
+    Each line is valued as the hand its cards make so far (``kernels.grid_score``:
+    a pair counts before its line is full), minus the score of the empty grid
+    (0 in the American and English systems), so the score is 0 before the
+    first card and the final score after the last. Example, American scoring:
+    a grid whose only cards are two Kings in the top row has running score 2.
+    Raises ``ValueError`` for two players (the return is a comparison, not one grid's score).
+    """
+    if game.num_players() != 1:
+        raise ValueError(f"{game} has {game.num_players()} players; a running score needs a one-player game")
+    empty = np.empty(K.STATE_SIZE, np.int64)
+    K.init_state(empty)
+    offset = int(K.grid_score(empty, 0, game.cfg, HAND_TABLE))
+
+    def read(env):
+        out = np.empty(env.num_envs, np.float64)
+        _grid_scores(env.states, game.cfg, HAND_TABLE, offset, out)
+        return out
+
+    return read

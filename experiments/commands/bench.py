@@ -11,22 +11,26 @@ import argparse
 import importlib
 from pathlib import Path
 
+from gamut.envs.registry import declarations
 from gamut.experiments.cli_output import add_json_flag, add_quiet_flag, emit_result, notice
 from gamut.experiments.validate import check_output, load_game_flag, memory_count, output_folder, whole
 
-# name -> module; modules are imported only when their benchmark runs.
-BENCHMARKS = {
+# name -> module of the benchmarks of every game; each game's own come from its declaration.
+GENERIC_BENCHMARKS = {
     "cfr": "gamut.benchmarks.cfr",
     "ismcts": "gamut.benchmarks.ismcts",
-    "poke": "gamut.benchmarks.poke",
-    "dice": "gamut.benchmarks.dice",
-    "palace_poker": "gamut.benchmarks.palace_poker",
     "hands": "gamut.benchmarks.hands",
-    "poker_squares": "gamut.benchmarks.poker_squares",
-    "poke_mccfr": "gamut.benchmarks.poke_mccfr",
     "vector": "gamut.benchmarks.vector",
     "play_agents": "gamut.benchmarks.play_agents",
 }
+
+
+def benchmarks() -> dict[str, str]:
+    """``{name: module}`` of every benchmark: the generic ones, then each declared game's."""
+    found = dict(GENERIC_BENCHMARKS)
+    for declaration in declarations().values():
+        found.update(declaration.benchmarks)
+    return found
 
 
 def register(subparsers) -> None:
@@ -36,7 +40,7 @@ def register(subparsers) -> None:
         description=__doc__.split("\n\n")[0],
     )
     names = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
-    for name, module_name in BENCHMARKS.items():
+    for name, module_name in benchmarks().items():
         # Benchmark modules keep heavy imports inside run(), so importing them here is cheap.
         module = importlib.import_module(module_name)
         summary = module.DESCRIPTION.strip().split("\n")[0].rstrip(".:")

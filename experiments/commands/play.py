@@ -12,23 +12,22 @@ def register(subparsers) -> None:
         "play",
         help="play a game in the terminal against an agent, with hints",
         description=(
-            "Play GAME (a pyspiel game string, e.g. 'poker_squares(scoring=english)') in the terminal. "
+            "Play GAME (a pyspiel game string) in the terminal. "
             "Commands at the prompt: a number (the OpenSpiel action id, as listed) or an action name (each game "
-            "also takes friendlier forms, listed by help), hint, undo (poker dice, Poker Squares), board, "
+            "also takes friendlier forms, listed by help), hint, undo (where no other seat hides cards), board, "
             "actions, help, quit (or Ctrl-D). At a terminal, Up recalls earlier lines and Tab completes."
         ),
     )
-    parser.add_argument("game", help="game string, e.g. kuhn_poker or 'poke(mode=rubber)'")
+    parser.add_argument("game", help="game string: any game of the toolkit or of OpenSpiel, e.g. kuhn_poker")
     parser.add_argument("--seat", type=whole(0, 1_000), default=0, help="your seat (default: %(default)s)")
     parser.add_argument("--opponent", default=None, help=(
-        "agent at the other seats (default: the strongest that answers within about a second a move, as "
-        "`gamut bench play_agents` measures on 2 cores: ismcts in poke and palace_poker, mc_cross in "
-        "poker_squares, optimal in poker_dice "
-        "scorecards and mcts in its ranking game; the next one down when a variant or a missing table rules "
-        "it out; random in other games)"))
+        "agent at the other seats (default: the first of the game's view that plays the variant, listed "
+        "best first: the strongest that answers within about a second a move, as `gamut bench play_agents` "
+        "measures on 2 cores; the next one down when a variant or a missing table rules it out; random in "
+        "games without a view)"))
     parser.add_argument("--hint", default=None, help=(
-        "agent that answers 'hint' (default: cfr on Poke's small deck, else ismcts; ismcts in palace_poker; "
-        "expectimax_cross in poker_squares and optimal in poker_dice, which show the value of each move)"))
+        "agent that answers 'hint' (default: the first hint agent of the game's view that plays the variant; "
+        "the README lists them per game)"))
     parser.add_argument("--seed", type=seed, default=0,
                         help="seed of the deal and the agents (default: %(default)s)")
     parser.set_defaults(handler=_play)

@@ -20,7 +20,7 @@ ALGORITHMS = ("ppo", "nfsp")
 def register(subparsers) -> None:
     parser = subparsers.add_parser("train", help="train a PPO or NFSP agent, with checkpoints and resume",
                                    description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", required=True, help="game string, e.g. 'poker_dice(variant=yacht12,players=1)'")
+    parser.add_argument("--game", required=True, help="game string of a game with a batched environment, e.g. 'name(param=value)'")
     parser.add_argument("--algo", required=True, choices=ALGORITHMS,
                         help="ppo (any game; shared-policy self-play in multi-player games) or nfsp "
                              "(two-player zero-sum games)")
@@ -40,7 +40,8 @@ def register(subparsers) -> None:
                         help="games of each periodic evaluation (default: %(default)s)")
     parser.add_argument("--eval-opponent", choices=("random", "heuristic"), default="random",
                         help="who plays the other seats of every evaluation of a multi-player game: uniform "
-                             "random play or the game's heuristic (Poke, Palace Poker) (default: %(default)s)")
+                             "random play or the game's heuristic, where its declaration lends one "
+                             "(default: %(default)s)")
     parser.add_argument("--final-games", type=whole(2), default=10_000,
                         help="games of the final evaluation (default: %(default)s)")
     parser.add_argument("--exploitability", action="store_true",
@@ -93,11 +94,11 @@ def run_train(args: argparse.Namespace) -> int:
             check_exploitability_game(game)
         except ValueError as err:
             raise ValueError(f"--exploitability: {err}") from None
-    from gamut.solvers.rl.opponents import GAMES as HEURISTIC_GAMES
+    from gamut.solvers.rl.opponents import heuristic_games
 
-    if args.eval_opponent == "heuristic" and game.get_type().short_name not in HEURISTIC_GAMES:
+    if args.eval_opponent == "heuristic" and game.get_type().short_name not in heuristic_games():
         raise ValueError(f"--eval-opponent heuristic: {game.get_type().short_name} has no heuristic; "
-                         f"games with one: {', '.join(HEURISTIC_GAMES)}")
+                         f"games with one: {', '.join(heuristic_games())}")
     if args.resume and found["eval_opponent"] != args.eval_opponent:
         raise ValueError(f"--eval-opponent: the checkpoint {checkpoint} was evaluated against "
                          f"{found['eval_opponent']}; one curve takes one evaluation opponent")

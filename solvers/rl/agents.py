@@ -24,13 +24,15 @@ from pathlib import Path
 import numpy as np
 import pyspiel
 
+from gamut.envs.registry import declarations
 from gamut.solvers.bots import Option, register_bot
 from gamut.solvers.rl.checkpoint import RLFileError, file_sha256, load_weights
 from gamut.solvers.rl.networks import forward, layer_sizes, masked_log_softmax, policy_input
 
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "results" / "rl"
 MANIFEST = SHIPPED_DIR / "manifest.json"
-GAMES = ("poker_dice", "poker_squares", "poke", "palace_poker")
+# The networks play through the batched environments: every declared game that has one.
+GAMES = tuple(name for name, d in declarations().items() if d.vector)
 
 
 def shipped_weights() -> dict:
@@ -160,7 +162,7 @@ def _supports(algorithm: str):
             return None
         return (f"no {algorithm} weights ship for this variant (they ship for "
                 f"{', '.join(shipped_weights().get(algorithm, {})) or 'none'}); train them with gamut train and "
-                "load them with gamut.solvers.rl.agents.neural_bot")
+                "pass the file as weights=PATH")
 
     return refusal
 
@@ -171,6 +173,6 @@ def _options(default_greedy: bool) -> dict:
 
 
 register_bot("ppo", GAMES, _factory("ppo"), "policy network trained by PPO with action masking (self-play in "
-             "multi-player games); NumPy forward pass", _options(True), supports=_supports("ppo"))
+             "multi-player games); NumPy forward pass", _options(True), supports=_supports("ppo"), lifted_by="weights")
 register_bot("nfsp", GAMES, _factory("nfsp"), "average policy of neural fictitious self-play; NumPy forward pass",
-             _options(False), supports=_supports("nfsp"))
+             _options(False), supports=_supports("nfsp"), lifted_by="weights")

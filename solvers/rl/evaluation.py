@@ -39,7 +39,7 @@ def play_against(game_string: str, act, games: int, seed: int, num_envs: int = 2
     played about equally. Same seed, same games and the same returns.
     ``opponent`` is ``random`` (uniform over the legal actions) or
     ``heuristic``, the game's heuristic (Poke and Palace Poker,
-    :class:`gamut.solvers.rl.opponents.BatchedHeuristic`).
+    the batched heuristic its declaration lends, :func:`gamut.solvers.rl.opponents.batched_heuristic`).
     """
     from gamut.envs.loading import load_game
 
@@ -49,9 +49,9 @@ def play_against(game_string: str, act, games: int, seed: int, num_envs: int = 2
     env = make_vector(game, max(1, min(num_envs, games)), seed=seed, info_state=uses_info_state(game))
     heuristic = None
     if opponent == "heuristic" and game.num_players() > 1:
-        from gamut.solvers.rl.opponents import BatchedHeuristic
+        from gamut.solvers.rl.opponents import batched_heuristic
 
-        heuristic = BatchedHeuristic(game, seed)
+        heuristic = batched_heuristic(game, seed)
     return _play(env, act, games, seed, heuristic)
 
 

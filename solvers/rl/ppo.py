@@ -61,7 +61,7 @@ from gamut.envs.vector import make_vector
 from gamut.solvers.rl import rollout
 from gamut.solvers.rl.scores import running_score_reader
 from gamut.solvers.rl.evaluation import network_input, uses_info_state
-from gamut.solvers.rl.opponents import BatchedHeuristic, draw_tables
+from gamut.solvers.rl.opponents import batched_heuristic, draw_tables
 from gamut.solvers.rl.networks import MASKED_LOGIT, forward, init_mlp, masked_log_softmax, sample_masked
 
 
@@ -224,7 +224,7 @@ class PPOTrainer:
         if self.config.heuristic_share > 0:
             if self.num_players < 2:
                 raise ValueError(f"PPO heuristic_share needs a multi-player game, not {self.game_string}")
-            self.heuristic = BatchedHeuristic(self.game, int(seeds[1]))
+            self.heuristic = batched_heuristic(self.game, int(seeds[1]))
             self.tables = draw_tables(self.rng, self.config.num_envs, self.num_players, self.config.heuristic_share)
         width = network_input(self.step, self.game).shape[1]
         hidden = list(self.config.hidden)
