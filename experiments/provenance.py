@@ -62,7 +62,7 @@ def machine() -> dict:
 
 # The runner's own modules decide where results go, not what they are: they are left out of code fingerprints.
 RUNNER_MODULES = frozenset({
-    "gamut.experiments.backends", "gamut.experiments.config", "gamut.experiments.experiment",
+    "gamut.solvers.backends", "gamut.experiments.config", "gamut.experiments.experiment",
     "gamut.experiments.provenance", "gamut.experiments.report", "gamut.experiments.runner",
     "gamut.experiments.store",
 })

@@ -31,7 +31,7 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from gamut.experiments import provenance
-from gamut.experiments.backends import TrialTask, make_backend
+from gamut.solvers.backends import TrialTask, make_backend
 from gamut.experiments.config import changed_fields
 from gamut.experiments.experiment import Experiment, load_experiment, trial_seed
 from gamut.experiments.store import (

@@ -64,7 +64,7 @@ def test_a_chunk_is_the_same_in_one_process_or_two():
 @pytest.mark.slow
 def test_a_chunk_is_the_same_on_a_real_local_ray_instance():
     pytest.importorskip("ray")
-    from gamut.experiments.backends import RayBackend
+    from gamut.solvers.backends import RayBackend
 
     params = M.forward_params(M.initial_params(1), 100.0)
     one = T.play_chunk("poker_squares", params, 9, 2, 10, 0.3, workers=1)

@@ -80,7 +80,7 @@ def _counts_are_whole(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gamut.benchmarks.record import append_record
+    from gamut.experiments.bench_record import append_record
 
     module = importlib.import_module(args.benchmark_module)
     if getattr(args, "game", None) is not None:

@@ -36,7 +36,7 @@ Game ``g`` of chunk ``i`` deals from the stream of ``(stream_seed(seed, 2i), g)`
 and explores from that of ``(stream_seed(seed, 2i + 1), g)``, so a chunk's
 games are the same whether they are played in one process or split over
 ``workers`` parts on the runner's backends (local processes or Ray tasks,
-:mod:`gamut.experiments.backends`; each part is a task of this module's
+:mod:`gamut.solvers.backends`; each part is a task of this module's
 :func:`run_trial`), and the minibatches are drawn from a generator seeded
 by ``(seed, i)``. A killed run resumes from its last checkpoint and ends with
 the parameters of an uninterrupted one (the tests check this bit for bit).
@@ -236,11 +236,11 @@ def play_chunk(game_string: str, params: tuple, seed: int, chunk: int, games: in
                bootstrap: str = "drawn") -> dict:
     """The games of chunk ``chunk``, split into ``workers`` parts (the same games for any ``workers``).
 
-    The parts run on ``backend`` (an opened :mod:`gamut.experiments.backends`
+    The parts run on ``backend`` (an opened :mod:`gamut.solvers.backends`
     backend); without one, a single part runs in this process and several on
     a local backend of ``workers`` processes opened for this call.
     """
-    from gamut.experiments.backends import LocalBackend, TrialTask
+    from gamut.solvers.backends import LocalBackend, TrialTask
 
     deal_seed, explore_seed = stream_seed(seed, 2 * chunk), stream_seed(seed, 2 * chunk + 1)
     bounds = [games * k // workers for k in range(workers + 1)]
@@ -368,7 +368,7 @@ def train_net(scoring: str, positions: int, path: Path, seed: int = 0, resume: b
 
     from gamut.envs.loading import load_game
     from gamut.envs.poker_squares.game import parse_points
-    from gamut.experiments.backends import make_backend
+    from gamut.solvers.backends import make_backend
 
     unknown = set(settings) - set(DEFAULTS)
     if unknown:
