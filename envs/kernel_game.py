@@ -12,6 +12,7 @@ A game module declares what is its own and inherits the rest:
   and refuses an illegal action (:func:`gamut.envs.legality.require_legal`)
   before any kernel runs.
 * :func:`register` registers a game class with pyspiel.
+* :func:`tensor_views` lays out an observer's tensor and its named views.
 
 A subclass of :class:`KernelGame` sets the declarations, ``state_class``,
 and implements ``check_values`` (its own parameter checks), ``configure``
@@ -61,6 +62,7 @@ Worked example: a one-player game of a single fair coin flip::
 
 from __future__ import annotations
 
+import numpy as np
 import pyspiel
 
 from gamut.envs.legality import require_legal
@@ -196,6 +198,28 @@ def instance_utility(info: pyspiel.GameInfo) -> pyspiel.GameType.Utility:
     if info.utility_sum is None:
         return utility.GENERAL_SUM
     return utility.ZERO_SUM if info.utility_sum == 0 else utility.CONSTANT_SUM
+
+
+def tensor_views(pieces) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """An observer's zero ``float32`` tensor of ``pieces`` laid end to end, and its view of each piece by name.
+
+    ``pieces`` is a sequence of ``(name, shape)``. The views share the
+    tensor's memory, so an observer that writes its ``tensor`` fills its
+    ``dict`` too.
+
+    >>> tensor, views = tensor_views([("seat", (2,)), ("cards", (2, 3))])
+    >>> views["cards"][1, 0] = 1.0
+    >>> tensor.tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+    """
+    tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
+    views = {}
+    start = 0
+    for name, shape in pieces:
+        size = int(np.prod(shape))
+        views[name] = tensor[start:start + size].reshape(shape)
+        start += size
+    return tensor, views
 
 
 def register(game_class: type[KernelGame]) -> None:

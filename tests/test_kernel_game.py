@@ -7,7 +7,7 @@ import pyspiel
 import pytest
 
 import gamut.envs  # noqa: F401  (registers the games)
-from gamut.envs.kernel_game import KernelGame, KernelState, instance_utility, register
+from gamut.envs.kernel_game import KernelGame, KernelState, instance_utility, register, tensor_views
 from gamut.envs.palace_poker.game import PalacePokerGame
 from gamut.envs.poke.game import PokeGame
 from gamut.envs.poker_dice.game import PokerDiceGame
@@ -201,3 +201,28 @@ def test_an_instance_type_differs_from_the_registered_one_in_utility_alone(game_
         built = game_class.game_type(utility)
         assert built.utility == utility
         assert all(getattr(built, f) == getattr(registered, f) for f in fields)
+
+
+def test_an_observer_tensor_is_its_pieces_end_to_end_and_each_named_view_writes_into_it():
+    tensor, views = tensor_views([("seat", (2,)), ("cards", (2, 3)), ("pot", ())])
+    assert tensor.dtype == np.float32 and tensor.shape == (9,) and not tensor.any()
+    assert list(views) == ["seat", "cards", "pot"]
+    assert [v.shape for v in views.values()] == [(2,), (2, 3), ()]
+    views["seat"][1] = 1.0
+    views["cards"][1, 2] = 2.0
+    views["pot"][...] = 3.0
+    assert tensor.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("game_string", ["poke(hand_size=2,num_ranks=3,num_suits=2)", "poker_dice(players=3)",
+                                         "palace_poker()", "poker_squares(players=2)"])
+def test_each_game_observer_dict_views_its_tensor(game_string):
+    game = pyspiel.load_game(game_string)
+    observer = game.make_py_observer()
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    observer.set_from(state, state.current_player())
+    assert sum(v.size for v in observer.dict.values()) == observer.tensor.size
+    assert np.array_equal(np.concatenate([v.ravel() for v in observer.dict.values()]), observer.tensor)
+    assert all(np.shares_memory(v, observer.tensor) for v in observer.dict.values())

@@ -23,6 +23,7 @@ import pyspiel
 
 from gamut.envs.cards import card_str, cards_str
 from gamut.envs.hands import HAND_TABLE
+from gamut.envs.kernel_game import tensor_views
 from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import layout as L
 from gamut.envs.palace_poker.tensors import tensor_blocks, write_tensor
@@ -168,13 +169,7 @@ class PalacePokerObserver:
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         self.private = iig_obs_type.private_info != pyspiel.PrivateInfoType.NONE
         blocks = tensor_blocks(int(cfg[L.C_PLAYERS]), self.perfect_recall)
-        self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in blocks), np.float32)
-        self.dict = {}
-        start = 0
-        for name, shape in blocks:
-            size = int(np.prod(shape))
-            self.dict[name] = self.tensor[start:start + size].reshape(shape)
-            start += size
+        self.tensor, self.dict = tensor_views(blocks)
 
     def set_from(self, state, player):
         """Write ``state`` as seen by ``player`` into ``tensor`` (in place)."""

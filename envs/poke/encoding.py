@@ -55,6 +55,7 @@ import numpy as np
 import pyspiel
 
 from gamut.envs.cards import cards_str, deck
+from gamut.envs.kernel_game import tensor_views
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.tensors import drawing_over, piece_offsets, table_cards, write_tensor
 
@@ -114,13 +115,7 @@ class PokeObserver:
         self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
         pieces = layout.pieces(self.perfect_recall, self.private)
         self.offsets = piece_offsets(pieces)
-        self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
-        self.dict = {}
-        start = 0
-        for name, shape in pieces:
-            size = int(np.prod(shape))
-            self.dict[name] = self.tensor[start:start + size].reshape(shape)
-            start += size
+        self.tensor, self.dict = tensor_views(pieces)
 
     def set_from(self, state, player: int) -> None:
         lay = self.layout

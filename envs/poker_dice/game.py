@@ -18,7 +18,7 @@ import numpy as np
 import pyspiel
 
 from gamut.envs import dice
-from gamut.envs.kernel_game import KernelGame, KernelState, register
+from gamut.envs.kernel_game import KernelGame, KernelState, register, tensor_views
 from gamut.envs.poker_dice import kernels as K
 from gamut.envs.poker_dice.encoding import (
     encode_observation, observation_pieces, observation_scales, score_bounds,
@@ -213,14 +213,7 @@ class PokerDiceObserver:
     def __init__(self, game: PokerDiceGame):
         self.game = game
         self.scales = observation_scales(game.tables)
-        pieces = observation_pieces(game.num_players(), game.tables.num_boxes)
-        self.tensor = np.zeros(sum(int(np.prod(s)) for _, s in pieces), np.float32)
-        self.dict = {}
-        start = 0
-        for name, shape in pieces:
-            size = int(np.prod(shape))
-            self.dict[name] = self.tensor[start:start + size].reshape(shape)
-            start += size
+        self.tensor, self.dict = tensor_views(observation_pieces(game.num_players(), game.tables.num_boxes))
 
     def set_from(self, state, player: int) -> None:
         game = self.game

@@ -22,6 +22,7 @@ import numba
 import numpy as np
 
 from gamut.envs.cards import NUM_CARDS, NUM_RANKS, card_str
+from gamut.envs.kernel_game import tensor_views
 from gamut.envs.poker_squares import kernels as K
 
 CELL_FEATURES = NUM_RANKS + 4 + 1
@@ -184,13 +185,7 @@ class PokerSquaresObserver:
         self.cfg = cfg
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         blocks = tensor_blocks(int(cfg[K.C_PLAYERS]), self.perfect_recall)
-        self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in blocks), np.float32)
-        self.dict = {}
-        start = 0
-        for name, shape in blocks:
-            size = int(np.prod(shape))
-            self.dict[name] = self.tensor[start : start + size].reshape(shape)
-            start += size
+        self.tensor, self.dict = tensor_views(blocks)
 
     def set_from(self, state, player):
         """Write ``state`` as seen by ``player`` into ``tensor`` (in place)."""
