@@ -15,7 +15,8 @@ from gamut.benchmarks import palace_poker as bench
 from gamut.envs.cards import parse_card
 from gamut.envs.palace_poker import rollout, tensors
 from gamut.envs.palace_poker import layout as L
-from gamut.envs.palace_poker.game import DEFAULT_PARAMS, GAME_VERSION, check_params
+from gamut.envs.palace_poker import GAME
+from gamut.envs.palace_poker.game import DEFAULT_PARAMS, check_params
 from gamut.envs.versions import game_versions
 from tests.chance import random_move
 
@@ -47,7 +48,7 @@ def test_random_sim_test(players, sims, betting):
 def test_parameters_defaults_and_validation():
     game = pyspiel.load_game("palace_poker")
     assert game.get_parameters() == DEFAULT_PARAMS
-    assert game_versions()["palace_poker"] == GAME_VERSION
+    assert game_versions()["palace_poker"] == GAME.version
     bad = [({"players": 1}, "players"), ({"players": 11}, "players"), ({"betting": "pot"}, "betting"),
            ({"small_bet": 0}, "small_bet"), ({"big_bet": 1}, "big_bet"), ({"stack": 0}, "stack"),
            ({"max_raises": -1}, "max_raises"), ({"max_turns": 0}, "max_turns"), ({"colour": 1}, "colour"),

@@ -41,7 +41,7 @@ def test_every_variant_documented_and_sizes_follow_the_formula():
 
 def test_documented_observation_scales_and_version():
     from gamut.envs.poker_dice.encoding import observation_scales
-    from gamut.envs.poker_dice.game import GAME_VERSION
+    from gamut.envs.poker_dice import GAME
 
     text = PAGE.read_text()
     rows = [line.split("|")[1:-1] for line in text.splitlines()
@@ -53,4 +53,4 @@ def test_documented_observation_scales_and_version():
         game = pyspiel.load_game(f"poker_dice(variant={variant},players={players})")
         documented = [float(row[2 + column].split()[0]) for row in rows]
         assert documented == observation_scales(game.tables).tolist(), variant
-    assert f"\n- {GAME_VERSION}: observation tensor scaled" in text
+    assert f"\n- {GAME.version}: observation tensor scaled" in text

@@ -12,6 +12,7 @@ from gamut.envs import hands
 from gamut.envs.cards import parse_cards
 from gamut.envs.poker_squares import game as G
 from gamut.envs.poker_squares import kernels as K
+from gamut.envs.versions import game_variants
 from tests.chance import apply_sampled_chance
 from tests.test_hands import reference_value
 
@@ -31,7 +32,7 @@ def play_deal(state, cards, cells):
     return state
 
 
-@pytest.mark.parametrize("variant", G.VARIANTS + ("poker_squares(scoring=-5;1;2;3;4;5;6;7;8;9)",))
+@pytest.mark.parametrize("variant", game_variants()["poker_squares"] + ("poker_squares(scoring=-5;1;2;3;4;5;6;7;8;9)",))
 def test_random_sim_test(variant):
     pyspiel.random_sim_test(pyspiel.load_game(variant), num_sims=10, serialize=True, verbose=False)
 

@@ -22,10 +22,8 @@ from gamut.envs.kernel_game import KernelGame, KernelState, register
 from gamut.envs.palace_poker import encoding, resample
 from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import layout as L
-from gamut.envs.versions import record_game_version
 
 GAME_NAME = "palace_poker"
-GAME_VERSION = 2
 
 BETTING = {"limit": False, "no_limit": True}
 DEFAULT_PARAMS = {
@@ -175,8 +173,4 @@ class PalacePokerGame(KernelGame):
 check_params = PalacePokerGame.check_params
 
 
-# Documented variants (defaults first), run by the cross-game tests.
-VARIANTS = ("palace_poker()", "palace_poker(players=4)", "palace_poker(betting=no_limit,players=6)")
-
-record_game_version(GAME_NAME, GAME_VERSION, VARIANTS)
 register(PalacePokerGame)

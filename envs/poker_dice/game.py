@@ -24,10 +24,8 @@ from gamut.envs.poker_dice.encoding import (
     encode_observation, observation_pieces, observation_scales, score_bounds,
 )
 from gamut.envs.poker_dice.scorecard import AUX_BANK, box_names, compile_variant, make_variant, ranking_tables
-from gamut.envs.versions import record_game_version
 
 GAME_NAME = "poker_dice"
-GAME_VERSION = 2
 SCORECARD_VARIANTS = ("classic", "classic_banked", "yacht12", "yahtzee")
 VARIANTS = SCORECARD_VARIANTS + ("ranking",)
 DEFAULT_PARAMS = {"variant": "classic", "players": 2, "joker": "free", "zero_sum": False}
@@ -223,8 +221,4 @@ class PokerDiceObserver:
         return state_string(self.game, state.state)
 
 
-record_game_version(GAME_NAME, GAME_VERSION, tuple(
-    f"poker_dice(variant={v},players={n})" for v, n in
-    (("classic", 2), ("classic_banked", 2), ("yacht12", 1), ("yahtzee", 1), ("ranking", 3))
-))
 register(PokerDiceGame)

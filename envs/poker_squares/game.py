@@ -26,10 +26,8 @@ from gamut.envs.cards import NUM_CARDS, card_str
 from gamut.envs.hands import HAND_TABLE
 from gamut.envs.kernel_game import KernelGame, KernelState, register
 from gamut.envs.poker_squares import kernels as K
-from gamut.envs.versions import record_game_version
 
 GAME_NAME = "poker_squares"
-GAME_VERSION = 1
 
 POINT_SYSTEMS = {
     # high card, pair, two pair, trips, straight, flush, full house, quads, straight flush, royal
@@ -198,14 +196,4 @@ class PokerSquaresGame(KernelGame):
 check_params = PokerSquaresGame.check_params
 
 
-# Documented variants (defaults first), run by the cross-game tests.
-VARIANTS = (
-    "poker_squares()",
-    "poker_squares(scoring=english)",
-    "poker_squares(variant=open)",
-    "poker_squares(players=2)",
-    "poker_squares(players=2,two_player_return=difference,variant=open)",
-)
-
-record_game_version(GAME_NAME, GAME_VERSION, VARIANTS)
 register(PokerSquaresGame)
