@@ -15,6 +15,8 @@ from __future__ import annotations
 import statistics
 import time
 
+from gamut.experiments.validate import load_game_flag
+
 DESCRIPTION = "ISMCTS on leduc_poker: ours vs OpenSpiel's Python ISMCTSBot (iterations/s, same positions)"
 
 
@@ -79,7 +81,7 @@ def run(args) -> dict:
 
     if args.iterations < 1 or args.positions < 1 or args.repeats < 1 or args.uct_c < 0:
         raise ValueError("--iterations, --positions and --repeats must be >= 1 and --uct-c >= 0")
-    game = pyspiel.load_game(args.game)
+    game = load_game_flag(args.game, "--game")
     if game.get_type().information != pyspiel.GameType.Information.IMPERFECT_INFORMATION:
         raise ValueError(
             f"OpenSpiel's ISMCTSBot only searches imperfect-information games; {args.game} is not one"

@@ -13,6 +13,8 @@ from __future__ import annotations
 import statistics
 import time
 
+from gamut.experiments.validate import load_game_flag
+
 DESCRIPTION = "Palace Poker random hands/s: Numba playouts vs the pyspiel State API (ratio)"
 
 TARGET_RATIO = 100.0
@@ -32,7 +34,6 @@ def add_arguments(parser) -> None:
 
 def run(args) -> dict:
     import numpy as np
-    import pyspiel
 
     from gamut.benchmarks.state_api import random_games_through_state_api
     import gamut.envs  # noqa: F401  (registers the game)
@@ -40,7 +41,7 @@ def run(args) -> dict:
 
     if args.numba_hands < 1 or args.api_hands < 1 or args.repeats < 1:
         raise ValueError("--numba-hands, --api-hands and --repeats must be >= 1")
-    game = pyspiel.load_game(args.game)
+    game = load_game_flag(args.game, "--game")
     if game.get_type().short_name != "palace_poker":
         raise ValueError(f"--game {args.game!r} is not a palace_poker game")
     rng = np.random.default_rng(args.seed)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import statistics
 import time
 
+from gamut.experiments.validate import load_game_flag
+
 DESCRIPTION = "random full Poke deals per second: Numba kernels vs the pyspiel State API"
 
 TARGET_RATIO = 100.0
@@ -31,7 +33,6 @@ def add_arguments(parser) -> None:
 
 def run(args) -> dict:
     import numpy as np
-    import pyspiel
 
     from gamut.benchmarks.state_api import random_games_through_state_api
     import gamut.envs  # noqa: F401  (registers poke)
@@ -39,7 +40,7 @@ def run(args) -> dict:
 
     if args.deals < 1 or args.api_deals < 1 or args.repeats < 1:
         raise ValueError("--deals, --api-deals and --repeats must be >= 1")
-    game = pyspiel.load_game(args.game)
+    game = load_game_flag(args.game, "--game")
     if game.get_type().short_name != "poke":
         raise ValueError(f"--game must be a poke game string such as 'poke(hand_size=3)', got {args.game!r}")
     out = np.empty(args.deals)

@@ -18,6 +18,8 @@ from __future__ import annotations
 import statistics
 import time
 
+from gamut.experiments.validate import load_game_flag
+
 DESCRIPTION = "ES-MCCFR on a Poke deal: our kernel walker vs OpenSpiel's Python ExternalSamplingSolver (iterations/s)"
 
 DEFAULT_GAME = "poke(hand_size=2,num_ranks=3,num_suits=2,trick_value=34.0)"
@@ -38,7 +40,6 @@ def _rate(run, iterations: int) -> float:
 
 
 def run(args) -> dict:
-    import pyspiel
     from open_spiel.python.algorithms.external_sampling_mccfr import ExternalSamplingSolver
 
     import gamut.envs  # noqa: F401  (registers poke)
@@ -47,7 +48,7 @@ def run(args) -> dict:
 
     if args.iterations < 1 or args.repeats < 1 or args.warmup < 0:
         raise ValueError("--iterations and --repeats must be >= 1 and --warmup >= 0")
-    game = pyspiel.load_game(args.game)
+    game = load_game_flag(args.game, "--game")
     ours = MCCFR(PokeWalker(game), seed=0)
     compact = MCCFR(PokeWalker(game, keys="compact"), seed=0)
     api = MCCFR(game, seed=0)

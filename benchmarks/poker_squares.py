@@ -14,6 +14,8 @@ from __future__ import annotations
 import statistics
 import time
 
+from gamut.experiments.validate import load_game_flag
+
 DESCRIPTION = "random full Poker Squares games per second: Numba kernels vs the pyspiel State API"
 
 
@@ -30,7 +32,6 @@ def add_arguments(parser) -> None:
 
 def run(args) -> dict:
     import numpy as np
-    import pyspiel
 
     from gamut.benchmarks.state_api import random_games_through_state_api
     import gamut.envs  # noqa: F401  (registers poker_squares)
@@ -38,7 +39,7 @@ def run(args) -> dict:
 
     if args.games < 1 or args.api_games < 1 or args.repeats < 1:
         raise ValueError("--games, --api-games and --repeats must be >= 1")
-    game = pyspiel.load_game(args.game)
+    game = load_game_flag(args.game, "--game")
     if game.get_type().short_name != "poker_squares":
         raise ValueError(f"--game must be a poker_squares game string such as 'poker_squares(scoring=english)', "
                          f"got {args.game!r}")

@@ -76,17 +76,12 @@ class ResolvedConfig:
 
 
 def game_string(value) -> str:
-    """Checker for a field holding a pyspiel game string: the game must load."""
-    import pyspiel
-
-    import gamut.envs  # noqa: F401  (registers the toolkit's games)
+    """Checker for a field holding a pyspiel game string: well formed (read strictly), and the game must load."""
+    from gamut.envs.loading import load_game
 
     if not isinstance(value, str):
         raise ValueError(f"expected a game string such as 'kuhn_poker' or 'name(param=value)', got {value!r}")
-    try:
-        pyspiel.load_game(value)
-    except pyspiel.SpielError as err:
-        raise ValueError(f"game string {value!r} does not load: {err}") from None
+    load_game(value)
     return value
 
 

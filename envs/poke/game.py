@@ -23,10 +23,8 @@ from gamut.envs.kernel_game import KernelGame, KernelState, register
 from gamut.envs.poke import encoding
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.resample import resample
-from gamut.envs.versions import record_game_version
 
 GAME_NAME = "poke"
-GAME_VERSION = 2
 
 MODES = {"deal": K.MODE_DEAL, "game": K.MODE_GAME, "rubber": K.MODE_RUBBER}
 TRICK_UNITS = {"card": K.UNIT_CARD, "play": K.UNIT_PLAY}
@@ -55,6 +53,9 @@ _HAND_POINTS_BY_NEED = (
     (50, 2, 2, 1),  # one pair
 )
 
+# OpenSpiel holds max_game_length in a C++ int: a million deals of at most
+# 5 + 2 * 5 moves each stay far below 2**31.
+MAX_DEALS = 1_000_000
 
 def check_values(p: dict) -> dict:
     """Check the values of parameters ``p`` completed with defaults; ValueError names the bad parameter."""
@@ -67,8 +68,9 @@ def check_values(p: dict) -> dict:
     for name, lo, hi in (("num_ranks", 2, 13), ("num_suits", 1, 4), ("hand_size", 1, 5)):
         if isinstance(p[name], bool) or not isinstance(p[name], (int, np.integer)) or not lo <= p[name] <= hi:
             raise ValueError(f"{name}={p[name]!r} must be an integer in {lo}..{hi}")
-    if isinstance(p["max_deals"], bool) or not isinstance(p["max_deals"], (int, np.integer)) or p["max_deals"] < 1:
-        raise ValueError(f"max_deals={p['max_deals']!r} must be an integer >= 1")
+    if (isinstance(p["max_deals"], bool) or not isinstance(p["max_deals"], (int, np.integer))
+            or not 1 <= p["max_deals"] <= MAX_DEALS):
+        raise ValueError(f"max_deals={p['max_deals']!r} must be an integer in 1..{MAX_DEALS}")
     if not isinstance(p["trick_value"], (int, float)) or not math.isfinite(p["trick_value"]):
         raise ValueError(f"trick_value={p['trick_value']!r} must be a finite number")
     if p["mode"] == "deal" and p["max_deals"] != DEFAULT_PARAMS["max_deals"]:
@@ -222,9 +224,4 @@ class PokeGame(KernelGame):
 check_params = PokeGame.check_params
 
 
-# Documented variants (docs/games/poke.md): the full deal, the small exact variant, a game, a rubber,
-# and the free-follow deal of version 1's rule.
-VARIANTS = ("poke()", "poke(hand_size=2,num_ranks=3,num_suits=2)", "poke(mode=game)", "poke(mode=rubber)",
-            "poke(follow=free)")
-record_game_version(GAME_NAME, GAME_VERSION, VARIANTS)
 register(PokeGame)
