@@ -58,6 +58,21 @@ def _observation_bounds(game: pyspiel.Game) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def _checked_action(action, state: pyspiel.State, player: int) -> int:
+    """``action`` as an int after checking it is an integer (Python or NumPy, not bool) and legal for ``player``."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"an action is an integer action id (int or numpy integer), got {type(action).__name__} "
+                        f"{action!r}")
+    action, legal = int(action), state.legal_actions(player)
+    if action not in legal:
+        # Worded as every game's own check words it (gamut.envs.legality); an id out of range has no name.
+        in_range = 0 <= action < state.get_game().num_distinct_actions()
+        named = f"{action} ({state.action_to_string(player, action)})" if in_range else f"{action}"
+        names = ", ".join(f"{a} ({state.action_to_string(player, a)})" for a in legal)
+        raise ValueError(f"action {named} is not legal here; legal actions: {names}")
+    return action
+
+
 def pettingzoo_env(game: str | pyspiel.Game, render_mode: str | None = None):
     """A PettingZoo AEC environment for ``game`` (a game string or a loaded game).
 
@@ -128,15 +143,19 @@ def _make_class(gymnasium, pettingzoo):
             return {"observation": observation, "action_mask": mask}
 
         def step(self, action):
+            if not self.agents:
+                raise ValueError("the game is over and every agent has stepped out: call reset() to play again")
             agent = self.agent_selection
             if self.terminations[agent] or self.truncations[agent]:
+                # PettingZoo's convention: a finished agent steps out with the action None, and only with it.
                 self._was_dead_step(action)
                 return
             if action is None:
                 raise ValueError(f"{agent} must act (the game is not over); got action None")
+            action = _checked_action(action, self.game_state, self.possible_agents.index(agent))
             # The agent's reward since its last turn has been read by last(): start afresh.
             self._cumulative_rewards[agent] = 0.0
-            self.game_state.apply_action(int(action))  # an illegal action raises and changes nothing
+            self.game_state.apply_action(action)
             self._settle()
             if self.render_mode == "human":
                 self.render()

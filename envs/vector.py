@@ -43,6 +43,7 @@ import pyspiel
 
 from gamut.envs.declaration import resolve
 from gamut.envs.loading import load_game
+from gamut.envs.memory import format_bytes, physical_memory
 from gamut.envs.registry import declaration_of, declarations
 from gamut.envs.rng import below, rng_state
 
@@ -198,6 +199,8 @@ class BatchedGame:
             raise ValueError(f"{self.game} has no information-state tensor")
         self.copy = bool(copy)
         self.num_players = self.game.num_players()
+        self.tracing = bool(trace)
+        self._check_memory()
         self.num_actions = self.game.num_distinct_actions()
         n = self.num_envs
         self.obs_buf = np.zeros((n, self.game.observation_tensor_size()), np.float32)
@@ -209,7 +212,6 @@ class BatchedGame:
         self.terminated_buf = np.zeros(n, np.bool_)
         self.returns_buf = np.zeros((n, self.num_players), np.float32)
         self.streams = game_streams(self.seed, n)
-        self.tracing = bool(trace)
         width = self.max_chance_per_step if trace else 0
         self.chance_trace = np.full((n, width), -1, np.int64)
         self.chance_count = np.zeros(n, np.int64)
@@ -282,6 +284,21 @@ class BatchedGame:
         raise NotImplementedError
 
     # -- internals -----------------------------------------------------------
+    def _bytes_per_game(self) -> int:
+        """Bytes of the shared buffers of one row (a game's own state arrays come on top)."""
+        info = self.game.information_state_tensor_size() if self.info_state_requested else 0
+        width = self.max_chance_per_step if self.tracing else 0
+        return (4 * (self.game.observation_tensor_size() + info) + self.game.num_distinct_actions()
+                + 8 * self.num_players + 8 * (3 + width) + 1)
+
+    def _check_memory(self) -> None:
+        # Refuse a batch whose buffers alone exceed the machine, rather than fail inside numpy.
+        total, each = physical_memory(), self._bytes_per_game()
+        if total is not None and self.num_envs * each > total:
+            raise ValueError(f"num_envs={self.num_envs:,} needs at least {format_bytes(self.num_envs * each)} "
+                             f"({each:,} bytes a game) and this machine has {format_bytes(total)}: use at most "
+                             f"{total // each:,}")
+
     def _run(self, fn, *args) -> None:
         if self.threads is None:
             fn(False, *args)
