@@ -158,6 +158,7 @@ VIEW = TableView(
     render=render, describe_action=describe_action, allows_undo=False, opponent=("ismcts", "heuristic"),
     hint=("ismcts", "heuristic"), narrate=narrate,
     moves_help="  stay, buy, discard 7c, done, fold, call, raise 4, bet 2 on seat 1   as listed, any case",
+    return_unit="chips won",
 )
 
 

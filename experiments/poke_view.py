@@ -103,6 +103,15 @@ def parse_action(state, player: int, text: str) -> int | None:
     missing = wanted - set(mask_cards(st[K.S_HAND + player] & ~st[K.S_PLAYED + player]))
     if missing:
         raise ValueError(f"you do not hold {cards_str(sorted(missing))}")
+    if verb == "discard":
+        sizes = [len(parse_cards(name.partition(" ")[2])) for name in
+                 (state.action_to_string(player, a) for a in state.legal_actions(player)) if name.startswith("discard")]
+        if not sizes:
+            raise ValueError("no discard is possible now")
+        if len(wanted) > max(sizes):
+            raise ValueError(f"you may discard at most {max(sizes)} card{'s' if max(sizes) > 1 else ''} now "
+                             f"(at most 3, one fewer than the hand, and no more than the stock holds); "
+                             f"{len(wanted)} named")
     return None
 
 
@@ -127,4 +136,5 @@ VIEW = TableView(
     render=render, describe_action=describe_action, allows_undo=False, opponent=("ismcts", "heuristic"),
     hint=("cfr", "ismcts", "heuristic"), parse_action=parse_action, narrate=narrate,
     moves_help="  discard 5d Ad, play 9h 9s   the cards in any order and case ('play 10h' works too)",
+    return_unit="above-the-line points",
 )

@@ -97,6 +97,9 @@ class TableView:
         Lines telling ``viewer`` what ``actor``'s ``action`` (or a chance
         outcome, actor ``pyspiel.PlayerId.CHANCE``) brought to light, given the
         states before and after it; only what ``viewer`` may know.
+    return_unit : str
+        What the game's returns count, named in a search hint's values
+        (``"mean above-the-line points in the search ..."``).
     """
 
     render: Callable[[pyspiel.State, int], str] = _generic_render
@@ -107,6 +110,7 @@ class TableView:
     parse_action: Callable[[pyspiel.State, int, str], int | None] | None = None
     moves_help: str = ""
     narrate: Callable[[pyspiel.State, int, int, pyspiel.State, int], list[str]] | None = None
+    return_unit: str = "return"
 
 
 # Views registered for games that declare none (another OpenSpiel game, for instance).
@@ -280,13 +284,13 @@ class PlaySession:
             # OpenSpiel's MCTS keeps no root after step: search here and choose as its step does.
             root = self._thinking(lambda: bot.mcts_search(self.state))
             action = root.best_child().action
-            values = mcts_values(root)
+            values = mcts_values(root, self.view.return_unit)
         elif bot.provides_policy():
             policy, action = self._thinking(lambda: bot.step_with_policy(self.state))
         else:
             action = self._thinking(lambda: bot.step(self.state))
         line = f"hint: {self.state.action_to_string(self.human, action)}   ({self.hint_name}"
-        values = values or hint_values(bot)
+        values = values or hint_values(bot, self.view.return_unit)
         if values is not None:
             meaning, ranked = values
             shown = ", ".join(f"{self.state.action_to_string(self.human, a)} {v}" for a, v in ranked[:5])
@@ -434,12 +438,12 @@ class PlaySession:
         return returns
 
 
-def hint_values(bot) -> tuple[str, list[tuple[int, str]]] | None:
+def hint_values(bot, unit: str = "return") -> tuple[str, list[tuple[int, str]]] | None:
     """What the values behind ``bot``'s last choice mean and ``[(action, value shown)]``, best first; or None.
 
     Read after the bot has chosen: its ``last_values`` (``[(action, value)]``,
     meaning in ``VALUES_MEANING``) or the root of its last ISMCTS search
-    (``last_search``: mean return and visits of each visited action).
+    (``last_search``: mean return, in ``unit``, and visits of each visited action).
     """
     values = getattr(bot, "last_values", None)
     if values:
@@ -450,14 +454,14 @@ def hint_values(bot) -> tuple[str, list[tuple[int, str]]] | None:
         rows = [(a, m, v) for a, m, v in zip(search.actions, search.mean_returns, search.visits)
                 if v > 0 and not math.isnan(m)]
         rows.sort(key=lambda row: (-row[2], -row[1]))
-        return (f"mean return in the search ({search.iterations} iterations) and visits",
+        return (f"mean {unit} in the search ({search.iterations} iterations) and visits",
                 [(a, f"{m:+.2f} ({v})") for a, m, v in rows])
     return None
 
 
-def mcts_values(root) -> tuple[str, list[tuple[int, str]]]:
-    """Mean return and visits of each visited child of an OpenSpiel MCTS root, most visited first."""
+def mcts_values(root, unit: str = "return") -> tuple[str, list[tuple[int, str]]]:
+    """Mean return (in ``unit``) and visits of each visited child of an OpenSpiel MCTS root, most visited first."""
     rows = sorted(((c.action, c.total_reward / c.explore_count, c.explore_count) for c in root.children
                    if c.explore_count > 0), key=lambda row: (-row[2], -row[1]))
-    return (f"mean return in the search ({root.explore_count} simulations) and visits",
+    return (f"mean {unit} in the search ({root.explore_count} simulations) and visits",
             [(a, f"{m:+.2f} ({v})") for a, m, v in rows])

@@ -516,7 +516,7 @@ def test_ismcts_hint_shows_search_values_and_visits():
     while session.state.is_chance_node():
         session._apply(pyspiel.PlayerId.CHANCE, session._chance_outcome())
     hint = session._hint()
-    match = re.fullmatch(r"hint: (.+?)   \(ismcts; mean return in the search \((\d+) iterations\) and visits: "
+    match = re.fullmatch(r"hint: (.+?)   \(ismcts; mean chips won in the search \((\d+) iterations\) and visits: "
                          r"(.+)\)", hint)
     assert match
     shown = re.findall(r"([a-z0-9 ]+?) ([+-]\d+\.\d\d) \((\d+)\)(?:, |$)", match.group(3))

@@ -152,9 +152,10 @@ def test_poke_session_refuses_undo_and_leaves_on_ctrl_d():
     assert "agents: ismcts answers 'hint'; seat 1 is ismcts" in screen
     assert "Poke score sheet" in screen and "your cards: 5d 6h 9h 9s Ad\n" in screen
     check_help(term, "discard 5d Ad, play 9h 9s")
-    assert re.fullmatch(r"hint: stand   \(ismcts; mean return in the search \(200 iterations\) and visits: "
+    assert re.fullmatch(r"hint: stand   \(ismcts; mean above-the-line points in the search \(200 iterations\) and visits: "
                         r"stand [+-]\d+\.\d\d \(\d+\), .*\)", term.send("hint").removeprefix("thinking...\n"))
     check_illegal_move_changes_nothing(term, "discard 2c", "you do not hold 2c")
+    check_illegal_move_changes_nothing(term, "discard 5d 6h 9h 9s", "you may discard at most 3 cards now")
     after = term.send("discard ad 5D")
     assert "your cards: 3d 4c 6h 9h 9s\n" in after and "P0 discards 2 [5d Ad] draws [3d 4c]" in after
     assert term.send("undo") == "undo is not available in this game (it would reveal hidden information)"
@@ -169,7 +170,7 @@ def test_palace_poker_session_refuses_undo_and_leaves_on_ctrl_d():
     assert screen.endswith("your palace: 5d 9h Td\nYour move (its number, which is the action id, or its name):\n"
                            "    1. fold\n   62. bet 2 on seat 1")
     check_help(term, "bet 2 on seat 1   as listed, any case")
-    assert re.fullmatch(r"hint: (fold|bet 2 on seat 1)   \(ismcts; mean return in the search \(\d+ iterations\) and "
+    assert re.fullmatch(r"hint: (fold|bet 2 on seat 1)   \(ismcts; mean chips won in the search \(\d+ iterations\) and "
                         r"visits: \1 [+-]\d+\.\d\d \(\d+\), (fold|bet 2 on seat 1) [+-]\d+\.\d\d \(\d+\)\)",
                         term.send("hint").removeprefix("thinking...\n"))
     check_illegal_move_changes_nothing(term, "bet 99 on seat 7", "62. bet 2 on seat 1")
