@@ -3,7 +3,7 @@
 :class:`PokeVector` runs every parameter set of ``poke`` (one deal, a game, a
 rubber, reduced decks, both ``follow`` rules) on the game's own kernels
 (:mod:`gamut.envs.poke.kernels`): ``apply_action`` for every action and card,
-``chance_outcomes`` for the stock a card is drawn from (uniformly, the
+``stock_mask`` for the stock a card is drawn from (uniformly, the
 probabilities of the pyspiel ``chance_outcomes()``), ``legal_actions`` for the
 mask, ``returns`` at the end, and ``tensors.write_tensor`` for the observation
 and information-state tensors the pyspiel observer writes (every entry in
@@ -31,19 +31,52 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from gamut.envs.cards import popcount
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.encoding import action_to_string
 from gamut.envs.poke.tensors import piece_offsets, write_tensor
 from gamut.envs.rng import below
 from gamut.envs.vector import BatchedGame
 
-_row_kernel = numba.njit(cache=True)
+# The per-row code is inlined into the range loops, which run without Numba's
+# reference counting (``_nrt=False``): they allocate nothing, and counting the
+# references of every row view (state, stream, scratch) cost as much as a rule.
+_inlined_row_code = numba.njit(cache=True, inline="always", _nrt=False)
+_row_kernel = numba.njit(cache=True, _nrt=False)
+_CHUNKS_PER_THREAD = 4
 
 
-@_row_kernel
-def _advance(i, state, cfg, trick_value, streams, scratch, finals, returns_buf, rewards_buf,
-             terminated_buf, tracing, chance_trace, chance_count):
-    """Deal cards until row ``i`` waits for a player; a finished match reports its returns and restarts."""
+@_inlined_row_code
+def _kth_card(cards, k):
+    """Card id of the ``k``-th lowest card (from 0) of the non-negative card mask ``cards`` (more than ``k`` cards).
+
+    A binary search on the counts of the lower halves: six popcounts, where
+    listing the stock (``K.chance_outcomes``) walks every card in it.
+    """
+    card = np.int64(0)
+    width = 32
+    while width:
+        low = cards & ((np.int64(1) << width) - 1)
+        below_count = popcount(low)
+        if k >= below_count:
+            k -= below_count
+            cards >>= width
+            card += width
+        else:
+            cards = low
+        width >>= 1
+    return card
+
+
+@_inlined_row_code
+def _advance(i, state, stream, cfg, trick_value, finals, returns_buf, rewards_buf, terminated_buf, tracing,
+             chance_trace, chance_count):
+    """Deal cards until row ``i`` waits for a player; a finished match reports its returns and restarts.
+
+    A card is drawn uniformly from the stock: the ``below(stream, n)``-th of
+    the ``n`` ascending card ids ``K.chance_outcomes`` lists, picked from the
+    stock mask directly.
+    """
     while True:
         phase = state[K.S_PHASE]
         if phase == K.PH_OVER:
@@ -54,8 +87,8 @@ def _advance(i, state, cfg, trick_value, streams, scratch, finals, returns_buf, 
             terminated_buf[i] = True
             K.init_state(state, cfg)
         elif phase == K.PH_DEAL or phase == K.PH_REPLACE:
-            n = K.chance_outcomes(state, cfg, scratch)
-            card = scratch[below(streams[i:i + 1], n)]
+            stock = K.stock_mask(state, cfg)
+            card = _kth_card(stock, below(stream, popcount(stock)))
             if tracing:
                 chance_trace[i, chance_count[i]] = card
                 chance_count[i] += 1
@@ -64,9 +97,9 @@ def _advance(i, state, cfg, trick_value, streams, scratch, finals, returns_buf, 
             return
 
 
-@_row_kernel
-def _write_outputs(i, state, cfg, index, num_cards, hand_size, maxima, obs_offsets, info_offsets,
-                   want_info, obs_buf, info_buf, mask_buf, player_buf, scratch):
+@_inlined_row_code
+def _write_outputs(i, state, cfg, index, num_cards, hand_size, maxima, obs_offsets, info_offsets, want_info,
+                   obs_buf, info_buf, mask_buf, player_buf, scratch):
     """Tensors, legal mask and player to move of row ``i`` (at a decision node)."""
     p = K.current_player(state)
     player_buf[i] = p
@@ -74,45 +107,52 @@ def _write_outputs(i, state, cfg, index, num_cards, hand_size, maxima, obs_offse
     if want_info:
         write_tensor(state, p, index, num_cards, hand_size, maxima, info_offsets, info_buf[i])
     n = K.legal_actions(state, cfg, scratch)
-    mask_buf[i, :] = False
+    for a in range(mask_buf.shape[1]):  # no slice assignment: it may allocate a temporary
+        mask_buf[i, a] = False
     for j in range(n):
         mask_buf[i, scratch[j]] = True
 
 
 @_row_kernel
-def _row(i, action, states, cfg, trick_value, index, num_cards, hand_size, maxima, obs_offsets,
-         info_offsets, want_info, streams, obs_buf, info_buf, mask_buf, player_buf, rewards_buf,
-         terminated_buf, returns_buf, tracing, chance_trace, chance_count, scratch, finals):
-    """Apply ``action`` to row ``i`` (``action < 0``: start a new match instead) and write its outputs."""
-    state = states[i]
-    if action < 0:
-        K.init_state(state, cfg)
-    else:
-        K.apply_action(state, cfg, action)
-    _advance(i, state, cfg, trick_value, streams, scratch[i], finals[i], returns_buf, rewards_buf,
-             terminated_buf, tracing, chance_trace, chance_count)
-    _write_outputs(i, state, cfg, index, num_cards, hand_size, maxima, obs_offsets, info_offsets,
-                   want_info, obs_buf, info_buf, mask_buf, player_buf, scratch[i])
+def _run_range(first, stop, actions, states, cfg, trick_value, index, num_cards, hand_size, maxima, obs_offsets,
+               info_offsets, want_info, streams, obs_buf, info_buf, mask_buf, player_buf, rewards_buf,
+               terminated_buf, returns_buf, tracing, chance_trace, chance_count, scratch, finals):
+    """Rows ``first .. stop - 1``: apply ``actions[i]`` (``< 0``: start a new match instead), deal, write the outputs."""
+    for i in range(first, stop):
+        state = states[i]
+        action = actions[i]
+        if action < 0:
+            K.init_state(state, cfg)
+        else:
+            K.apply_action(state, cfg, action)
+        _advance(i, state, streams[i:i + 1], cfg, trick_value, finals[i], returns_buf, rewards_buf, terminated_buf,
+                 tracing, chance_trace, chance_count)
+        _write_outputs(i, state, cfg, index, num_cards, hand_size, maxima, obs_offsets, info_offsets, want_info,
+                       obs_buf, info_buf, mask_buf, player_buf, scratch[i])
 
 
-@_row_kernel
+# The serial driver steps every row in one range; the parallel one splits the
+# rows into ``chunks`` ranges stepped on the Numba threads (rows are
+# independent, so the numbers are the same).
+@numba.njit(cache=True)
 def _run_serial(actions, states, cfg, trick_value, index, num_cards, hand_size, maxima, obs_offsets,
                 info_offsets, want_info, streams, obs_buf, info_buf, mask_buf, player_buf, rewards_buf,
                 terminated_buf, returns_buf, tracing, chance_trace, chance_count, scratch, finals):
-    for i in range(actions.shape[0]):
-        _row(i, actions[i], states, cfg, trick_value, index, num_cards, hand_size, maxima, obs_offsets,
-             info_offsets, want_info, streams, obs_buf, info_buf, mask_buf, player_buf, rewards_buf,
-             terminated_buf, returns_buf, tracing, chance_trace, chance_count, scratch, finals)
+    _run_range(0, actions.shape[0], actions, states, cfg, trick_value, index, num_cards, hand_size, maxima,
+               obs_offsets, info_offsets, want_info, streams, obs_buf, info_buf, mask_buf, player_buf, rewards_buf,
+               terminated_buf, returns_buf, tracing, chance_trace, chance_count, scratch, finals)
 
 
 @numba.njit(cache=True, parallel=True)
-def _run_parallel(actions, states, cfg, trick_value, index, num_cards, hand_size, maxima, obs_offsets,
+def _run_parallel(chunks, actions, states, cfg, trick_value, index, num_cards, hand_size, maxima, obs_offsets,
                   info_offsets, want_info, streams, obs_buf, info_buf, mask_buf, player_buf, rewards_buf,
                   terminated_buf, returns_buf, tracing, chance_trace, chance_count, scratch, finals):
-    for i in numba.prange(actions.shape[0]):
-        _row(i, actions[i], states, cfg, trick_value, index, num_cards, hand_size, maxima, obs_offsets,
-             info_offsets, want_info, streams, obs_buf, info_buf, mask_buf, player_buf, rewards_buf,
-             terminated_buf, returns_buf, tracing, chance_trace, chance_count, scratch, finals)
+    n = actions.shape[0]
+    for c in numba.prange(chunks):
+        _run_range(c * n // chunks, (c + 1) * n // chunks, actions, states, cfg, trick_value, index, num_cards,
+                   hand_size, maxima, obs_offsets, info_offsets, want_info, streams, obs_buf, info_buf, mask_buf,
+                   player_buf, rewards_buf, terminated_buf, returns_buf, tracing, chance_trace, chance_count,
+                   scratch, finals)
 
 
 class PokeVector(BatchedGame):
@@ -140,11 +180,15 @@ class PokeVector(BatchedGame):
                         piece_offsets(layout.pieces(perfect_recall=True, private=True)))
 
     def _call(self, parallel: bool, actions: np.ndarray) -> None:
-        driver = _run_parallel if parallel else _run_serial
-        driver(actions, self.states, self.cfg, self.game.trick_value, *self._layout, self.info_state_requested,
-               self.streams, self.obs_buf, self.info_buf, self.mask_buf, self.player_buf, self.rewards_buf,
-               self.terminated_buf, self.returns_buf, self.tracing, self.chance_trace, self.chance_count,
-               self._scratch, self._finals)
+        buffers = (actions, self.states, self.cfg, self.game.trick_value, *self._layout, self.info_state_requested,
+                   self.streams, self.obs_buf, self.info_buf, self.mask_buf, self.player_buf, self.rewards_buf,
+                   self.terminated_buf, self.returns_buf, self.tracing, self.chance_trace, self.chance_count,
+                   self._scratch, self._finals)
+        if parallel:
+            # A few ranges per thread evens out rows that finish a deal (and deal the next) in the call.
+            _run_parallel(min(self.num_envs, _CHUNKS_PER_THREAD * numba.get_num_threads()), *buffers)
+        else:
+            _run_serial(*buffers)
 
     def _reset_rows(self, parallel: bool) -> None:
         self._call(parallel, self._resets)
