@@ -36,7 +36,7 @@ import numpy as np
 from gamut.envs.hands import HAND_TABLE, best_strength, category_of
 from gamut.envs.rng import below, next_random, rng_state
 from gamut.envs.poker_squares import kernels as K
-from gamut.solvers.poker_squares.partition import swap_lines
+from gamut.solvers.poker_squares.partition import quiet_highs, swap_lines
 
 
 def cores(cards) -> tuple[list[tuple[int, ...]], list[int]]:
@@ -144,8 +144,7 @@ def _solve(lp, time_limit: float) -> tuple[float, bool]:
     """(bound, proved): the MIP's dual bound (the LP optimum for a continuous model)."""
     import highspy
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = quiet_highs()
     if np.isfinite(time_limit):
         h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("threads", 1)

@@ -34,6 +34,7 @@ lexicographic order, e.g. ``SETS[0] = [0, 1, 2, 3, 4]``,
 
 from __future__ import annotations
 
+import functools
 import time
 from itertools import combinations
 from math import comb
@@ -261,11 +262,34 @@ def _column_entries(side: int, ids: np.ndarray):
     return starts, rows.reshape(-1).astype(np.int32), np.ones(rows.size)
 
 
+@functools.cache
+def _quiet_highs_class():
+    import highspy
+
+    class QuietHighs(highspy.Highs):
+        # highspy's constructor registers its callbacks (``enableCallbacks``), and that first call into
+        # HiGHS prints the "Running HiGHS" banner unless output is already off: turn it off just before.
+        def enableCallbacks(self):
+            self.setOptionValue("output_flag", False)
+            super().enableCallbacks()
+
+    return QuietHighs
+
+
+def quiet_highs():
+    """A new ``highspy.Highs`` with ``output_flag`` off from its construction: it writes nothing to the console.
+
+    Setting ``output_flag`` on a ``highspy.Highs()`` silences the solve logs
+    but comes too late for the version banner, which the constructor prints
+    and which would break into the progress bars of ``gamut reproduce``.
+    """
+    return _quiet_highs_class()()
+
+
 def _new_model(integer: bool):
     import highspy
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = quiet_highs()
     h.setOptionValue("threads", 1)
     if integer:
         h.setOptionValue("mip_rel_gap", 0.0)
