@@ -62,6 +62,7 @@ def test_a_chunk_is_the_same_in_one_process_or_two():
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("ray_instance_lock")
 def test_a_chunk_is_the_same_on_a_real_local_ray_instance():
     pytest.importorskip("ray")
     from gamut.solvers.backends import RayBackend

@@ -67,6 +67,7 @@ def test_quick_profile_is_kept_apart_and_smaller(tmp_path):
     assert summary.folder == results_dir(tmp_path / "results", "toy_sums", "quick")
 
 
+@pytest.mark.slow
 def test_same_seed_same_table_across_worker_counts(tmp_path):
     config = write_config(tmp_path)
     one = trials_of(run_toy(tmp_path / "a", config, workers=1))
@@ -77,6 +78,7 @@ def test_same_seed_same_table_across_worker_counts(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("ray_instance_lock")
 def test_ray_backend_matches_local_on_a_real_ray_instance(tmp_path):
     ray = pytest.importorskip("ray")
     config = write_config(tmp_path)
@@ -97,6 +99,7 @@ def test_ray_backend_matches_local_on_a_real_ray_instance(tmp_path):
     pd.testing.assert_frame_equal(local, remote)
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_without_losing_or_repeating_trials(tmp_path):
     log = tmp_path / "starts.log"
     config = write_config(tmp_path, trials=12, sleep=0.25, log=str(log))
@@ -196,6 +199,7 @@ def test_unknown_experiment_and_bad_game_string_fail_clearly(tmp_path):
     assert game_string("kuhn_poker") == "kuhn_poker"
 
 
+@pytest.mark.slow
 def test_cli_bad_config_exits_2_and_names_the_field(tmp_path):
     config = write_config(tmp_path, extra="colour = 3")
     result = subprocess.run(
