@@ -25,7 +25,7 @@ Worked example (a two-player game with a batched environment and agents)::
         variants=("count21()", "count21(target=31)"),
         game="mygames.count21.game",          # importing it registers the pyspiel game
         vector="mygames.count21.vector:Count21Vector",
-        agents=("mygames.count21.agents",),   # modules that call register_bot
+        agents=("mygames.count21.agents",),   # its agent table: calls register_bot
     )
 """
 
@@ -58,7 +58,9 @@ class GameDeclaration:
         Every entry of the observation and information-state tensors lies in
         ``[low, high]`` (documented in the game's reference page).
     agents : tuple of str
-        Modules that register the game's agents (``register_bot``).
+        Modules holding the tables of the game's agents (each calls
+        ``register_bot`` with ``"module:function"`` factories, so reading a
+        table imports no search or network).
     view : str or None
         ``"module:attribute"`` of its terminal presentation (a ``TableView``).
     commands : tuple of str

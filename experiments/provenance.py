@@ -68,6 +68,8 @@ RUNNER_MODULES = frozenset({
 })
 
 
+# The agent registry imports the agent tables of the games in use by name (from their declarations).
+AGENT_REGISTRY = "gamut.solvers.bots"
 _DOTTED = re.compile(r"gamut(\.[A-Za-z_]\w*)+")
 # The key of the summary part of an experiment module in a code fingerprint (``<module>:summarize``).
 SUMMARY_PART = ":summarize"
@@ -126,7 +128,7 @@ class _Imports:
 
     modules: frozenset[str]  # imported modules, with the packages that importing them runs
     named_from: frozenset[str]  # packages that names (not submodules) are taken from
-    by_name: frozenset[str]  # modules named in strings, imported at run time (registries)
+    by_name: frozenset[str]  # modules named in strings (or "module:attribute"), imported at run time
     strings: frozenset[str]  # every other string constant (game names among them)
 
 
@@ -150,8 +152,10 @@ def _imported_toolkit_modules(name: str, path: Path) -> _Imports:
                 else:
                     named_from.add(base)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if _DOTTED.fullmatch(node.value) and _module_file(node.value):
-                by_name.add(node.value)
+            # A "module:attribute" reference (an agent table's factory) imports its module at run time.
+            module = node.value.partition(":")[0]
+            if _DOTTED.fullmatch(module) and _module_file(module):
+                by_name.add(module)
             else:
                 strings.add(node.value)
 
@@ -179,6 +183,15 @@ def _games() -> dict[str, tuple[str, ...]]:
     return {folder.name: tuple(f"gamut.envs.{folder.name}" + ("" if f.stem == "__init__" else f".{f.stem}")
                                for f in sorted(folder.glob("*.py")))
             for folder in sorted(envs.parent.iterdir()) if (folder / "__init__.py").exists()}
+
+
+@functools.lru_cache(maxsize=None)
+def _agent_tables(game: str) -> tuple[str, ...]:
+    """The agent tables of a game (its declaration's ``agents``), which the agent registry imports by name."""
+    from gamut.envs.registry import declarations
+
+    declaration = declarations().get(game)
+    return declaration.agents if declaration is not None else ()
 
 
 def _game_of(module: str) -> str | None:
@@ -255,7 +268,8 @@ def code_fingerprint(module_name: str, params: dict | None = None) -> dict[str, 
       from the package (``import gamut.envs`` registers every game, which
       makes none of them a dependency);
     - a registry's by-name import of a game's solvers counts only for the
-      games in use.
+      games in use; so do the agent tables the agent registry reads from the
+      declarations of the games in use, and the factories they reference.
 
     A result made by code with the same fingerprint is reproduced by today's code.
     """
@@ -272,6 +286,8 @@ def code_fingerprint(module_name: str, params: dict | None = None) -> dict[str, 
             games.add(game)
             todo.extend(_games()[game])
             todo.extend(waiting.pop(game, ()))
+            if AGENT_REGISTRY in followed:
+                todo.extend(_agent_tables(game))
 
     while todo:
         name = todo.pop()
@@ -289,6 +305,8 @@ def code_fingerprint(module_name: str, params: dict | None = None) -> dict[str, 
             continue
         followed.add(name)
         todo.extend(imports.modules)
+        if name == AGENT_REGISTRY:
+            todo.extend(table for game in games for table in _agent_tables(game))
         for package in imports.named_from:
             wanted_inits.add(package)
             todo.extend(quiet_inits.pop(package, ()))

@@ -9,21 +9,34 @@ agents alike::
     >>> sorted(bot_names(pyspiel.load_game("kuhn_poker")))[:1]
     ['random']
 
-An agent module registers its agents with :func:`register_bot`, naming the
-games it plays (pyspiel short names, or ``"*"`` for any game), its options with
-types and defaults, and a factory ``factory(game, player, seed, **options)``.
-Unknown agent names or options fail with the list of valid ones.
+Every function that takes a game takes a ``pyspiel.Game`` or a game string
+(``make_bot("poke", "ismcts")``), loaded by :func:`gamut.envs.loading.load_game`.
+
+Agents are registered by tables: :mod:`gamut.solvers.agents` holds the
+generic agents, and each game's declaration (``GAME.agents``) names the
+modules holding its own (``gamut.solvers.<game>.agents``). A table calls
+:func:`register_bot` for each agent, naming the games it plays (pyspiel short
+names, or ``"*"`` for any game), its options with types and defaults, and its
+factory ``factory(game, player, seed, **options)``, given as a
+``"module:function"`` reference. The references are resolved when an agent is
+made, so listing and describing agents imports no search, network or solved
+table. Unknown agent names or options fail with the list of valid ones.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyspiel
 
+from gamut.envs.declaration import resolve
+
 ANY_GAME = "*"
+# The table of the agents that play any game; each game's own tables are named by its declaration.
+GENERIC_TABLE = "gamut.solvers.agents"
 
 
 @dataclass(frozen=True)
@@ -45,16 +58,29 @@ class Option:
         return value
 
 
+Factory = Callable[..., pyspiel.Bot] | str
+Supports = Callable[[pyspiel.Game], str | None] | str | None
+
+
+def _resolved(reference):
+    """The callable a ``"module:function"`` reference names (a callable is returned as it is)."""
+    return resolve(reference) if isinstance(reference, str) else reference
+
+
 @dataclass(frozen=True)
 class BotSpec:
-    """A registered agent."""
+    """A registered agent.
+
+    ``factory`` and ``supports`` are callables or ``"module:function"``
+    references, resolved only when the agent is made or its refusal asked.
+    """
 
     name: str
     games: tuple[str, ...]
-    factory: Callable[..., pyspiel.Bot]
+    factory: Factory
     description: str
     options: dict[str, Option] = field(default_factory=dict)
-    supports: Callable[[pyspiel.Game], str | None] | None = None
+    supports: Supports = None
     lifted_by: str = ""
 
     def plays(self, game_name: str) -> bool:
@@ -64,7 +90,11 @@ class BotSpec:
         """Why this agent cannot play this variant of the game with ``options``, or None if it can."""
         if self.supports is None or (self.lifted_by and (options or {}).get(self.lifted_by)):
             return None
-        return self.supports(game)
+        return _resolved(self.supports)(game)
+
+    def build(self, game: pyspiel.Game, player: int, seed: int, **options) -> pyspiel.Bot:
+        """The agent from its factory (imported now if given by reference), with checked ``options``."""
+        return _resolved(self.factory)(game, player, seed, **options)
 
 
 _REGISTRY: dict[str, list[BotSpec]] = {}
@@ -73,17 +103,20 @@ _REGISTRY: dict[str, list[BotSpec]] = {}
 def register_bot(
     name: str,
     games: tuple[str, ...] | str,
-    factory: Callable[..., pyspiel.Bot],
+    factory: Factory,
     description: str,
     options: dict[str, Option] | None = None,
-    supports: Callable[[pyspiel.Game], str | None] | None = None,
+    supports: Supports = None,
     lifted_by: str = "",
 ) -> None:
     """Register an agent under ``name`` for ``games`` (short names, or ``"*"``).
 
-    ``supports(game)`` returns why the agent cannot play that variant (e.g. a
-    policy solved for one deck size), or None when it can; agents that cannot
-    play a variant are not listed for it. A non-empty option named by
+    ``factory`` is ``"module:function"`` (imported when the agent is first
+    made) or the function itself. ``supports(game)``, a function or a
+    reference kept light (listing the agents of a variant calls it), returns
+    why the agent cannot play that variant (e.g. a policy solved for one deck
+    size), or None when it can; agents that cannot play a variant are not
+    listed for it. A non-empty option named by
     ``lifted_by`` lifts the refusal (a weights file of the user's own for a
     variant with none shipped): the agent's factory then checks that option.
     """
@@ -101,10 +134,25 @@ def _game_name(game: pyspiel.Game) -> str:
     return game.get_type().short_name
 
 
-def _specs_for_game(game: pyspiel.Game) -> dict[str, BotSpec]:
-    import gamut.envs  # noqa: F401  (agent modules register when the toolkit's games load)
-    import gamut.solvers.agents  # noqa: F401  (registers every agent of the toolkit)
+def _as_game(game: pyspiel.Game | str) -> pyspiel.Game:
+    """``game`` loaded (a game string) or as it is (a ``pyspiel.Game``); TypeError for anything else."""
+    from gamut.envs.loading import load_game
 
+    return load_game(game)
+
+
+def _load_tables() -> None:
+    """Import the generic agent table and every declared game's tables (each registers once)."""
+    from gamut.envs.registry import declarations
+
+    importlib.import_module(GENERIC_TABLE)
+    for declaration in declarations().values():
+        for module in declaration.agents:
+            importlib.import_module(module)
+
+
+def _specs_for_game(game: pyspiel.Game) -> dict[str, BotSpec]:
+    _load_tables()
     name = _game_name(game)
     found = {}
     for bot_name, specs in sorted(_REGISTRY.items()):
@@ -115,18 +163,19 @@ def _specs_for_game(game: pyspiel.Game) -> dict[str, BotSpec]:
     return found
 
 
-def bot_specs(game: pyspiel.Game) -> dict[str, BotSpec]:
-    """The agents that play ``game`` (this variant, with its parameters), by name."""
+def bot_specs(game: pyspiel.Game | str) -> dict[str, BotSpec]:
+    """The agents that play ``game`` (this variant, with its parameters; a game or a game string), by name."""
+    game = _as_game(game)
     return {name: spec for name, spec in _specs_for_game(game).items() if spec.refusal(game) is None}
 
 
-def bot_names(game: pyspiel.Game) -> list[str]:
-    """Names of the agents that play ``game``."""
+def bot_names(game: pyspiel.Game | str) -> list[str]:
+    """Names of the agents that play ``game`` (a game or a game string)."""
     return list(bot_specs(game))
 
 
-def describe_bots(game: pyspiel.Game) -> str:
-    """Readable list of the agents of ``game`` with their options."""
+def describe_bots(game: pyspiel.Game | str) -> str:
+    """Readable list of the agents of ``game`` (a game or a game string) with their options."""
     lines = []
     for name, spec in bot_specs(game).items():
         lines.append(f"{name}: {spec.description}")
@@ -136,13 +185,14 @@ def describe_bots(game: pyspiel.Game) -> str:
     return "\n".join(lines)
 
 
-def make_bot(game: pyspiel.Game, name: str, player: int = 0, seed: int = 0, **options) -> pyspiel.Bot:
+def make_bot(game: pyspiel.Game | str, name: str, player: int = 0, seed: int = 0, **options) -> pyspiel.Bot:
     """Create agent ``name`` for ``player`` in ``game`` with keyword ``options``.
 
     Parameters
     ----------
-    game : pyspiel.Game
-        The loaded game (its parameters matter to some agents).
+    game : pyspiel.Game or str
+        The loaded game, or a game string to load (its parameters matter to
+        some agents).
     name : str
         A registered agent name; see :func:`bot_names`.
     player : int
@@ -151,7 +201,13 @@ def make_bot(game: pyspiel.Game, name: str, player: int = 0, seed: int = 0, **op
         Seed of the bot's own randomness (same seed, same play).
     **options
         The agent's options; unknown ones raise ValueError listing the valid ones.
+
+    Raises
+    ------
+    TypeError
+        When ``game`` is neither a ``pyspiel.Game`` nor a str.
     """
+    game = _as_game(game)
     specs = _specs_for_game(game)
     if name not in specs:
         available = ", ".join(bot_specs(game)) or "none"
@@ -171,7 +227,7 @@ def make_bot(game: pyspiel.Game, name: str, player: int = 0, seed: int = 0, **op
         raise ValueError(f"agent {name!r} needs option {missing[0]!r}: {spec.options[missing[0]].help}")
     resolved = {key: opt.default for key, opt in spec.options.items()}
     resolved.update({key: spec.options[key].check(name, key, value) for key, value in options.items()})
-    return spec.factory(game, player, seed, **resolved)
+    return spec.build(game, player, seed, **resolved)
 
 
 class UniformRandomBot(pyspiel.Bot):
@@ -202,9 +258,6 @@ class UniformRandomBot(pyspiel.Bot):
         return self.step_with_policy(state)[1]
 
 
-register_bot(
-    "random",
-    ANY_GAME,
-    lambda game, player, seed: UniformRandomBot(player, seed),
-    "uniformly random legal action",
-)
+def make_random_bot(game: pyspiel.Game, player: int, seed: int) -> UniformRandomBot:
+    """Registry factory of ``random``: a :class:`UniformRandomBot` (any game)."""
+    return UniformRandomBot(player, seed)

@@ -107,3 +107,65 @@ def test_agents_that_cannot_play_a_variant_are_not_listed_and_say_why():
     assert "two_seats_only_test" not in bot_names(three)
     with pytest.raises(ValueError, match="cannot play kuhn_poker\\(players=3\\): solved for two players only"):
         make_bot(three, "two_seats_only_test")
+
+
+def test_every_function_taking_a_game_takes_a_game_string():
+    from gamut.solvers.bots import bot_specs
+
+    assert bot_names("kuhn_poker") == bot_names(KUHN)
+    assert list(bot_specs("kuhn_poker")) == list(bot_specs(KUHN))
+    assert describe_bots("kuhn_poker(players=3)") == describe_bots(pyspiel.load_game("kuhn_poker(players=3)"))
+    bot = make_bot("kuhn_poker", "first_legal_test", player=1, offset=1)
+    assert isinstance(bot, FirstLegalBot) and bot.player == 1
+    with pytest.raises(ValueError, match="nonesuch"):
+        make_bot("nonesuch_game", "random")
+
+
+@pytest.mark.parametrize("call", [make_bot, describe_bots, bot_names])
+def test_a_game_that_is_neither_a_string_nor_a_game_is_a_type_error(call):
+    args = (3, "random") if call is make_bot else (3,)
+    with pytest.raises(TypeError, match="game string .* or a pyspiel.Game; got int 3"):
+        call(*args)
+
+
+def test_generic_table_defaults_are_those_of_the_bots():
+    import inspect
+
+    from gamut.solvers.ismcts import DEFAULT_UCT_C
+    from gamut.solvers.search.ismcts_bot import DEFAULT_ITERATIONS, ISMCTSBot
+
+    options = make_bot.__globals__["_specs_for_game"](KUHN)["ismcts"].options
+    defaults = {k: p.default for k, p in inspect.signature(ISMCTSBot).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+    assert options["iterations"].default == DEFAULT_ITERATIONS
+    assert options["uct_c"].default == DEFAULT_UCT_C
+    assert {k: opt.default for k, opt in options.items()} == defaults
+
+
+def test_listing_the_agents_imports_none_of_their_factories():
+    # A fresh interpreter: what describing every declared game's agents imports, and what making one adds.
+    script = """
+import sys
+import gamut
+from gamut.envs.registry import declarations
+from gamut.solvers.bots import _REGISTRY, describe_bots
+
+for declaration in declarations().values():
+    for variant in declaration.variants:
+        describe_bots(variant)
+factories = {spec.factory.partition(":")[0] for specs in _REGISTRY.values() for spec in specs
+             if isinstance(spec.factory, str)}
+# The registry itself and the rule-of-thumb kernels whose thresholds the tables list are light; nothing else.
+light = {"gamut.solvers.bots"} | {m for m in factories if m.endswith(".heuristic")}
+print(sorted((factories - light) & set(sys.modules)))
+print(len(factories))
+gamut.make_bot("kuhn_poker", "ismcts")
+print("gamut.solvers.search.ismcts_bot" in sys.modules)
+"""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "[]"
+    assert int(out[1]) >= 10
+    assert out[2] == "True"

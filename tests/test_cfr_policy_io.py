@@ -126,7 +126,6 @@ def test_bot_follows_the_strategy_and_is_seeded():
 
 def test_cfr_policy_agent_from_the_registry(tmp_path):
     from gamut.solvers.bots import make_bot
-    from gamut.solvers.cfr import agents  # noqa: F401  (registers the agent)
 
     game = pyspiel.load_game("kuhn_poker")
     tree = extract_game(game, report=None)

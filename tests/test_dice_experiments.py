@@ -13,7 +13,7 @@ from gamut.experiments.config import ConfigError
 from gamut.experiments.experiment import load_experiment
 from gamut.experiments.trials import dice_optimal as D
 from gamut.experiments.trials import dice_ranking as R
-from gamut.solvers.poker_dice.bots import make_bot
+from gamut.solvers.bots import make_bot
 from gamut.solvers.poker_dice.ranking import solve_ranking
 
 QUICK_OPTIMAL = load_experiment("dice_optimal", "quick").config.params
@@ -33,6 +33,7 @@ def _exact_and_simulated(key: str, rule_off: str, games: int, seed: int) -> pd.D
     return pd.DataFrame(rows)
 
 
+@pytest.mark.slow
 def test_simulated_optimal_mean_is_within_its_ci_of_the_exact_value():
     summary = D.distribution_summary(_exact_and_simulated("yacht12", "", 3000, 11))
     row = summary.iloc[0]
@@ -75,9 +76,9 @@ def test_common_dice_feed_every_agent_the_same_rolls():
     sixes = np.full((12, 3 + 24, 5), 6)
     # Five sixes on every roll: sixes 30, four of a kind 30, poker 50, chance 30, the rest 0.
     for agent in ("optimal", "greedy"):
-        assert D.play_common_dice(game, make_bot(agent, game, 0, seed=1), sixes) == 140.0
+        assert D.play_common_dice(game, make_bot(game, agent, 0, seed=1), sixes) == 140.0
     faces = np.random.default_rng(4).integers(1, 7, size=(12, 27, 5))
-    greedy = make_bot("greedy", game, 0, seed=1)
+    greedy = make_bot(game, "greedy", 0, seed=1)
     assert D.play_common_dice(game, greedy, faces) == D.play_common_dice(game, greedy, faces)
 
 

@@ -10,7 +10,7 @@ import gamut.envs  # noqa: F401  (registers the games)
 from gamut.envs.poker_dice import kernels as K
 from gamut.experiments.cli import main
 from gamut.solvers.bots import make_bot
-from gamut.solvers.poker_dice.bots import TableBot
+from gamut.solvers.poker_dice.table_bot import TableBot
 from gamut.solvers.poker_dice.regret import choice_values, policy_regret
 from gamut.solvers.poker_dice.solution import solve
 from gamut.solvers.stats import mean_ci
@@ -76,6 +76,7 @@ def test_choice_values_match_values_built_from_the_kernels_and_the_value_table(y
 
 
 @pytest.mark.parametrize("variant, boxes", [("yacht12", 12), ("yahtzee", 13), ("classic_banked", 15)])
+@pytest.mark.slow
 def test_the_optimal_policy_has_no_regret(variant, boxes):
     # classic_banked: banked rolls add keeps after the third roll; yahtzee: the joker and the repeat bonus.
     game = pyspiel.load_game(f"poker_dice(variant={variant},players=1)")
@@ -85,6 +86,7 @@ def test_the_optimal_policy_has_no_regret(variant, boxes):
 
 
 @pytest.mark.parametrize("agent, low, high", [("random", 100, 180), ("greedy", 5, 25)])
+@pytest.mark.slow
 def test_summed_regret_plus_score_averages_the_optimum(yacht12, agent, low, high):
     # optimum - regret - score is a zero-mean sum of dice terms in every game (performance difference),
     # so over 300 games its mean is 0 within its CI, whatever the policy's regret.

@@ -7,7 +7,7 @@ import pytest
 import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
 from gamut.envs import dice
 from gamut.envs.poker_dice import kernels as K
-from gamut.solvers.poker_dice.bots import make_bot
+from gamut.solvers.bots import make_bot
 from gamut.solvers.poker_dice.dp import turn_levels
 from gamut.solvers.poker_dice.simulate import optimal_action, optimal_scores
 from gamut.solvers.poker_dice.solution import solve
@@ -20,10 +20,11 @@ def _private_cache(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("variant", ["yacht12", "classic_banked", "yahtzee"])
+@pytest.mark.slow
 def test_numba_policy_equals_the_advisor(variant, tmp_path):
     game = pyspiel.load_game(f"poker_dice(variant={variant},players=1)")
     solution = solve(variant, cache_dir=tmp_path)
-    bot = make_bot("optimal", game, cache_dir=tmp_path)
+    bot = make_bot(game, "optimal")  # solves into the private cache, as solve() above
     t = solution.tables
     rng = np.random.default_rng(3)
     ev = np.zeros(dice.NUM_KEEPS)

@@ -177,7 +177,7 @@ def test_weights_are_validated_and_the_agent_plays_only_legal_moves(tmp_path):
     with pytest.raises(RLFileError, match="bad.npz"):
         load_weights(tmp_path / "bad.npz")
 
-    from gamut.solvers.rl.agents import neural_bot
+    from gamut.solvers.rl.neural_bot import neural_bot
 
     game = pyspiel.load_game(SMALL_POKE)
     bots = [neural_bot(game, tmp_path / "weights.npz", player=p, seed=p, greedy=False) for p in (0, 1)]
@@ -239,18 +239,18 @@ def test_cli_refuses_bad_flags_before_any_work(game, algo, flags, message, tmp_p
 
 def test_shipped_weights_are_checked_against_the_manifest(tmp_path, monkeypatch):
     from gamut.solvers.bots import bot_names, make_bot
-    from gamut.solvers.rl import agents
+    from gamut.solvers.rl import shipped
 
     game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
-    source = agents.shipped_path("ppo", game)
+    source = shipped.shipped_path("ppo", game)
     assert source is not None and "ppo" in bot_names(game)
-    monkeypatch.setattr(agents, "SHIPPED_DIR", tmp_path)
-    monkeypatch.setattr(agents, "MANIFEST", tmp_path / "manifest.json")
-    shipped = agents.ship_weights(source, "mine")
+    monkeypatch.setattr(shipped, "SHIPPED_DIR", tmp_path)
+    monkeypatch.setattr(shipped, "MANIFEST", tmp_path / "manifest.json")
+    mine = shipped.ship_weights(source, "mine")
     assert make_bot(game, "ppo").metadata["game"] == str(game)
-    data = bytearray(shipped.read_bytes())
+    data = bytearray(mine.read_bytes())
     data[100] ^= 0x01
-    shipped.write_bytes(bytes(data))
+    mine.write_bytes(bytes(data))
     with pytest.raises(ValueError, match="fail the SHA-256"):
         make_bot(game, "ppo")
     assert "ppo" not in bot_names(pyspiel.load_game("poker_dice(variant=classic,players=2)"))

@@ -13,8 +13,8 @@ Three kinds of trial (the scorecard games of ``docs/games/poker_dice.md``):
   histogram of its final scores (scores are whole numbers). The summary pools
   the batches into the score distribution: mean with a 95% t interval, which
   must contain the exact mean, sd and quantiles.
-* ``agents``: the ``optimal``, ``greedy`` and ``mcts`` bots of
-  :mod:`gamut.solvers.poker_dice.bots` play solitaire games through the pyspiel game
+* ``agents``: the ``optimal``, ``greedy`` and ``mcts`` agents (made by
+  :func:`gamut.solvers.bots.make_bot`) play solitaire games through the pyspiel game
   on common random numbers: game ``g`` of a batch pre-draws the faces of every
   roll of every turn, and a roll that rerolls ``m`` dice takes the first ``m``
   faces drawn for that (turn, roll). Every agent therefore sees the same dice
@@ -197,7 +197,7 @@ def _agent_rows(params: dict, spec: dict, seed: int) -> list[dict]:
     import gamut.envs  # noqa: F401  (registers poker_dice)
     from gamut.envs import dice
     from gamut.envs.poker_dice import kernels as K
-    from gamut.solvers.poker_dice.bots import make_bot
+    from gamut.solvers.bots import make_bot
 
     name, joker = split_key(spec["variant"])
     game = pyspiel.load_game(f"poker_dice(variant={name},joker={joker},players=1)")
@@ -207,7 +207,7 @@ def _agent_rows(params: dict, spec: dict, seed: int) -> list[dict]:
     rng = np.random.default_rng(seed)
     all_faces = rng.integers(1, dice.NUM_FACES + 1, size=(spec["games"], boxes, rolls_per_turn, dice.NUM_DICE))
     options = {"simulations": params["mcts_simulations"]} if spec["agent"] == "mcts" else {}
-    bot = make_bot(spec["agent"], game, 0, seed=seed % 2**31, **options)
+    bot = make_bot(game, spec["agent"], 0, seed=seed % 2**31, **options)
     return [{"game": spec["first_game"] + g, "score": play_common_dice(game, bot, all_faces[g])}
             for g in range(spec["games"])]
 

@@ -6,7 +6,7 @@
 - ``mccfr``: external- and outcome-sampling Monte Carlo CFR for games too big to
   extract, through the pyspiel API or a game's own walker.
 - ``sampled_best_response``: a sampled lower bound on exploitability for those games.
-- ``policy_io``: OpenSpiel ``TabularPolicy`` conversion, saved policies, bots.
-- ``agents``: the ``cfr-policy`` agent of the agent registry.
+- ``policy_io``: OpenSpiel ``TabularPolicy`` conversion, saved policies, the bot of
+  the ``cfr-policy`` agent.
 - ``checkpoint``: periodic checkpoints and exact resume of long runs.
 """

@@ -232,3 +232,11 @@ class StrategyBot(pyspiel.Bot):
 
     def step(self, state) -> int:
         return self.step_with_policy(state)[1]
+
+
+def make_strategy_bot(game: pyspiel.Game, player: int, seed: int, path: str) -> StrategyBot:
+    """Registry factory of ``cfr-policy``: a ``StrategyBot`` for ``game`` from the strategy file at ``path``."""
+    strategy = load_strategy(path)
+    if strategy.game_string != str(game):
+        raise ValueError(f"strategy file {path} is for {strategy.game_string}, not {game}")
+    return StrategyBot(strategy, player, seed)

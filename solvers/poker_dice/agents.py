@@ -1,47 +1,28 @@
-"""Registers the poker-dice agents with the toolkit's agent registry (``gamut.solvers.bots``).
+"""The table of the poker-dice agents, registered with the toolkit's agent registry (``gamut.solvers.bots``).
 
-- ``optimal``: plays the exact solitaire DP policy of its own scorecard (table lookup);
+- ``optimal``: plays the exact solitaire DP policy of its own scorecard (table lookup,
+  :mod:`gamut.solvers.poker_dice.table_bot`);
 - ``greedy``: the same tables with every future value zero (best immediate score);
-- ``mcts``: OpenSpiel's Python MCTS with random roll-outs;
+- ``mcts``: OpenSpiel's Python MCTS with random roll-outs (:mod:`gamut.solvers.search.mcts_bot`);
 - ``ppo_turn``: the shipped PPO run's value network between turns, exact
   planning inside each turn (:mod:`gamut.solvers.poker_dice.planner`).
 
 ``optimal``, ``greedy`` and ``ppo_turn`` play the scorecard variants, not the
 ranking game; ``ppo_turn`` plays one-player games with shipped PPO weights (or
-a user's own, ``weights=PATH``).
+a user's own, ``weights=PATH``). Factories are ``"module:function"``
+references, imported when an agent is first made: reading the table solves
+no variant and imports no network.
 """
 
 from __future__ import annotations
 
 from gamut.solvers.bots import Option, register_bot
-from gamut.solvers.poker_dice.bots import make_bot
-from gamut.solvers.poker_dice.planner import TurnPlanner, holds_value_network
-from gamut.solvers.rl.agents import shipped_path, shipped_weights
+from gamut.solvers.rl.checkpoint import holds_value_network
+from gamut.solvers.rl.shipped import shipped_path, shipped_weights
 
 
 def _scorecard_only(game) -> str | None:
     return "it plays scorecard variants, not the ranking game" if game.variant is None else None
-
-
-for _name, _description in (
-    ("optimal", "exact optimal solitaire policy of its own scorecard (DP tables, cached on disk)"),
-    ("greedy", "best immediate score: the DP tables with every future value zero"),
-):
-    register_bot(
-        _name,
-        "poker_dice",
-        lambda game, player, seed, _bot=_name: make_bot(_bot, game, player, seed),
-        _description,
-        supports=_scorecard_only,
-    )
-
-register_bot(
-    "mcts",
-    "poker_dice",
-    lambda game, player, seed, simulations: make_bot("mcts", game, player, seed, simulations=simulations),
-    "OpenSpiel's Python MCTS (UCT constant 2, one random roll-out per leaf)",
-    {"simulations": Option(int, 200, "simulations per move")},
-)
 
 
 def _planner_refusal(game) -> str | None:
@@ -61,9 +42,33 @@ def _planner_refusal(game) -> str | None:
 
 
 register_bot(
+    "optimal",
+    "poker_dice",
+    "gamut.solvers.poker_dice.table_bot:make_optimal_bot",
+    "exact optimal solitaire policy of its own scorecard (DP tables, cached on disk)",
+    supports=_scorecard_only,
+)
+
+register_bot(
+    "greedy",
+    "poker_dice",
+    "gamut.solvers.poker_dice.table_bot:make_greedy_bot",
+    "best immediate score: the DP tables with every future value zero",
+    supports=_scorecard_only,
+)
+
+register_bot(
+    "mcts",
+    "poker_dice",
+    "gamut.solvers.search.mcts_bot:make_mcts_bot",
+    "OpenSpiel's Python MCTS (UCT constant 2, one random roll-out per leaf)",
+    {"simulations": Option(int, 200, "simulations per move")},
+)
+
+register_bot(
     "ppo_turn",
     "poker_dice",
-    lambda game, player, seed, weights: TurnPlanner(game, player, weights or shipped_path("ppo", game)),
+    "gamut.solvers.poker_dice.planner:make_turn_planner",
     "PPO's value network judges the card between turns; exact expectimax plans each turn (NumPy forward pass)",
     {"weights": Option(str, "", "PPO weights file trained with score_rewards (default: the shipped weights)")},
     supports=_planner_refusal,

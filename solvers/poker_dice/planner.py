@@ -27,7 +27,7 @@ points banked.)
 
     >>> import pyspiel, gamut.envs.poker_dice.game
     >>> from gamut.envs import dice
-    >>> from gamut.solvers.rl.agents import shipped_path
+    >>> from gamut.solvers.rl.shipped import shipped_path
     >>> game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
     >>> bot = TurnPlanner(game, 0, shipped_path("ppo", game))
     >>> state = game.new_initial_state()
@@ -46,11 +46,12 @@ from gamut.envs.poker_dice import kernels as K
 from gamut.envs.poker_dice.encoding import encode_observation, observation_scales
 from gamut.envs.poker_dice.scorecard import AUX_BANK, P_AUX_KIND, P_NUM_AUX, P_NUM_BOXES, P_SUM_LO
 from gamut.envs.poker_dice.scoring import final_value, record
-from gamut.solvers.poker_dice.bots import TableBot
 from gamut.solvers.poker_dice.dp import state_layout
 from gamut.solvers.poker_dice.solution import DiceSolution
+from gamut.solvers.poker_dice.table_bot import TableBot
 from gamut.solvers.rl.checkpoint import RLFileError, load_weights
 from gamut.solvers.rl.networks import forward, layer_sizes
+from gamut.solvers.rl.shipped import shipped_path
 
 FIRST_ROLL_PROBS = np.ascontiguousarray(dice.TRANSITION[0])
 """float64 (252,): probability of each roll id when five dice are rolled."""
@@ -108,12 +109,6 @@ def first_roll_inputs(cfg, p, bx, rd, scales, masks, totals, auxes, out):
             state[base + K.F_AUX] = auxes[i]
             K.apply_action(state, cfg, p, bx, rd, r)
             encode_observation(state, cfg, p, scales, out[i * dice.NUM_ROLLS + r])
-
-
-def holds_value_network(path) -> bool:
-    """Whether a weights file has a value network (``v/*``); reads the archive's names only."""
-    with np.load(path, allow_pickle=False) as archive:
-        return "v/w0" in archive.files
 
 
 def value_network(game, path) -> tuple[dict, float]:
@@ -204,3 +199,8 @@ class TurnPlanner(TableBot):
                           np.ascontiguousarray(totals), np.ascontiguousarray(auxes), inputs)
         v = forward(self._params, "v", inputs)[:, 0].astype(np.float64) * self._scale
         return v.reshape(len(masks), dice.NUM_ROLLS) @ FIRST_ROLL_PROBS
+
+
+def make_turn_planner(game, player: int, seed: int, weights: str) -> TurnPlanner:
+    """Registry factory of ``ppo_turn``: ``weights`` or the shipped PPO weights of ``game`` (``seed`` unused)."""
+    return TurnPlanner(game, player, weights or shipped_path("ppo", game))

@@ -2,7 +2,7 @@
 
 A decision's *regret* is ``Q*(best) - Q*(chosen)``, both the optimal expected
 final points of the choice (:meth:`DiceSolution.options`, as the optimal
-:class:`~gamut.solvers.poker_dice.bots.TableBot` ranks them): what the choice
+:class:`~gamut.solvers.poker_dice.table_bot.TableBot` ranks them): what the choice
 costs if optimal play followed. Summed over a game, the regrets of the
 decisions the policy made have expectation exactly ``optimum - E[policy's
 score]`` (the performance-difference identity: every step from state ``s``
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gamut.envs.poker_dice import kernels as K
-from gamut.solvers.poker_dice.bots import TableBot
+from gamut.solvers.poker_dice.table_bot import TableBot
 from gamut.solvers.poker_dice.solution import variant_digest
 from gamut.solvers.search.leaf import sample_outcome
 from gamut.solvers.stats import Estimate, mean_ci

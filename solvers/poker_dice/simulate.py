@@ -1,6 +1,6 @@
 """Whole solitaire games played by the optimal policy, in Numba (score distributions).
 
-The policy is the one of :class:`gamut.solvers.poker_dice.bots.TableBot`: at every
+The policy is the one of :class:`gamut.solvers.poker_dice.table_bot.TableBot`: at every
 decision the best of recording the dice (points now plus the value table of the
 next turn) and every keep (expected value of the turn's next level); ties go
 to recording, then to the lowest keep id. Turn levels come from the DP kernels

@@ -12,7 +12,8 @@
   paired matches, exact exploitability of a network policy.
 - :mod:`gamut.solvers.rl.checkpoint`: hashed checkpoints and weights files.
 - :mod:`gamut.solvers.rl.training`: the training loop behind ``gamut train``.
-- :mod:`gamut.solvers.rl.agents`: the ``ppo`` and ``nfsp`` agents of the registry.
+- :mod:`gamut.solvers.rl.neural_bot`: the bot of the ``ppo`` and ``nfsp`` agents.
+- :mod:`gamut.solvers.rl.shipped`: their shipped weights and the variants they serve.
 
 Training needs the optional extra ``train`` (JAX and optax, CPU-only); playing
 a trained agent needs only NumPy.

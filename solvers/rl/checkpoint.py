@@ -123,3 +123,9 @@ def file_sha256(path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def holds_value_network(path) -> bool:
+    """Whether a weights file has a value network (``v/*``); reads the archive's names only."""
+    with np.load(path, allow_pickle=False) as archive:
+        return "v/w0" in archive.files

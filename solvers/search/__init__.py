@@ -1,5 +1,5 @@
 """Building blocks of the tree searches (:mod:`gamut.solvers.ismcts`).
 
 - ``leaf``: leaf evaluators (play-outs through the pyspiel API or a game's kernel).
-- ``ismcts_bot``: the ``ismcts`` agent of the agent registry.
+- ``ismcts_bot``: the bot of the ``ismcts`` agent.
 """

@@ -1,7 +1,7 @@
-"""The ``ismcts`` agent: :class:`gamut.solvers.ismcts.ISMCTS` as a ``pyspiel.Bot`` in the agent registry.
+"""The bot of the ``ismcts`` agent: :class:`gamut.solvers.ismcts.ISMCTS` as a ``pyspiel.Bot``.
 
-Registered for every game; creating it for a game ISMCTS cannot search
-(simultaneous moves, or imperfect information without
+Listed for every game by :mod:`gamut.solvers.agents`; creating it for a game
+ISMCTS cannot search (simultaneous moves, or imperfect information without
 ``resample_from_infostate``) raises ValueError saying why::
 
     >>> bot = make_bot(pyspiel.load_game("leduc_poker"), "ismcts", player=0, seed=1,
@@ -20,7 +20,6 @@ import math
 import numpy as np
 import pyspiel
 
-from gamut.solvers.bots import ANY_GAME, Option, register_bot
 from gamut.solvers.ismcts import DEFAULT_UCT_C, EVALUATOR_NAMES, ISMCTS, SearchResult
 
 DEFAULT_ITERATIONS = 200
@@ -103,21 +102,3 @@ def make_ismcts_bot(game, player: int, seed: int, **options) -> ISMCTSBot:
     """Registry factory: an :class:`ISMCTSBot` (ValueError if ``game`` cannot be searched)."""
     return ISMCTSBot(game, player, seed, **options)
 
-
-register_bot(
-    "ismcts",
-    ANY_GAME,
-    make_ismcts_bot,
-    "information-set MCTS with random play-outs (the game's kernel when it has one); "
-    "needs resample_from_infostate in imperfect-information games",
-    {
-        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)"),
-        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations"),
-        "uct_c": Option(float, DEFAULT_UCT_C,
-                        "UCB exploration constant, in units of the observed payoff spread"),
-        "rollout": Option(str, "auto", "leaf play-outs: auto (the game's rollout_returns kernel when its "
-                                       "states have one, else api), api (random play through pyspiel), "
-                                       "state (require the kernel)"),
-        "rollouts": Option(int, 1, "play-outs averaged per leaf"),
-    },
-)

@@ -1,16 +1,18 @@
-"""Bots for the scorecard variants of ``poker_dice``: optimal, greedy, MCTS and random.
+"""The bot of the ``optimal`` and ``greedy`` poker-dice agents: a DP value table decides every move.
 
 * ``optimal``: the solitaire-optimal policy read from the exact DP value table
   (maximises the player's own expected final score; in a game of several
   players it ignores the others).
 * ``greedy``: maximises the points of the current turn only (the same turn
   graph with every later turn valued 0).
-* ``mcts``: OpenSpiel's Python MCTS with random rollouts.
-* ``random``: OpenSpiel's uniform random bot.
 
-    >>> import pyspiel, gamut.envs.poker_dice.game
-    >>> game = pyspiel.load_game("poker_dice(variant=yacht12,players=1)")
-    >>> bot = make_bot("optimal", game, seed=0)
+Both play the scorecard variants, not the ranking game (the agent table,
+``gamut.solvers.poker_dice.agents``, refuses it).
+
+    >>> import gamut
+    >>> from gamut.envs import dice
+    >>> game = gamut.load_game("poker_dice(variant=yacht12,players=1)")
+    >>> bot = gamut.make_bot(game, "optimal", seed=0)
     >>> state = game.new_initial_state()
     >>> state.apply_action(dice.roll_id((6, 6, 6, 6, 6)))
     >>> state.action_to_string(0, bot.step(state))
@@ -25,9 +27,6 @@ import pyspiel
 from gamut.envs import dice
 from gamut.envs.poker_dice import kernels as K
 from gamut.solvers.poker_dice.solution import DiceSolution, solve
-
-BOT_NAMES = ("optimal", "greedy", "mcts", "random")
-
 
 class TableBot(pyspiel.Bot):
     """Plays the best option of a :class:`DiceSolution` (its value table decides)."""
@@ -70,23 +69,18 @@ def _greedy_solution(solution: DiceSolution) -> DiceSolution:
                         np.zeros_like(solution.values), 0.0, False)
 
 
-def make_bot(name: str, game, player_id: int = 0, seed: int = 0, cache_dir=True,
-             simulations: int = 200):
-    """A bot ``name`` (one of ``BOT_NAMES``) for ``player_id`` of a loaded poker_dice game."""
-    if name not in BOT_NAMES:
-        raise ValueError(f"bot {name!r} is not one of {', '.join(BOT_NAMES)}")
-    if name == "random":
-        return pyspiel.make_uniform_random_bot(player_id, seed)
-    if name == "mcts":
-        from open_spiel.python.algorithms import mcts
-
-        rng = np.random.RandomState(seed)
-        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
-        return mcts.MCTSBot(game, 2.0, simulations, evaluator, random_state=rng)
+def _scorecard_solution(game) -> DiceSolution:
+    """The DP solution of ``game``'s scorecard variant (cached on disk)."""
     if game.variant is None:
-        raise ValueError(f"bot {name!r} needs a scorecard variant, not the ranking game")
-    params = game.params
-    solution = solve(params["variant"], params["joker"], cache_dir=cache_dir)
-    if name == "greedy":
-        solution = _greedy_solution(solution)
-    return TableBot(game, player_id, solution)
+        raise ValueError("the table bots need a scorecard variant, not the ranking game")
+    return solve(game.params["variant"], game.params["joker"])
+
+
+def make_optimal_bot(game, player: int, seed: int) -> TableBot:
+    """Registry factory of ``optimal``: the exact DP table of ``game``'s variant (deterministic; ``seed`` unused)."""
+    return TableBot(game, player, _scorecard_solution(game))
+
+
+def make_greedy_bot(game, player: int, seed: int) -> TableBot:
+    """Registry factory of ``greedy``: the DP tables with every later turn valued 0 (``seed`` unused)."""
+    return TableBot(game, player, _greedy_solution(_scorecard_solution(game)))
