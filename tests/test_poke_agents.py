@@ -12,8 +12,7 @@ import gamut.envs  # noqa: F401  (registers poke)
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.game import SMALL_EXACT_PARAMS
 from gamut.solvers.bots import make_bot
-from gamut.solvers.poke.bots import HeuristicBot
-from gamut.solvers.poke.heuristic import heuristic_action, make_params
+from gamut.solvers.poke.heuristic import HeuristicBot, heuristic_action, make_params
 from gamut.solvers.poke.match import (
     compare, deal_order, heuristic_margins, match_seeds, next_card, play_pyspiel, pyspiel_margins,
 )
@@ -178,6 +177,7 @@ def _gamut(*args):
     return out.returncode, out.stdout, out.stderr
 
 
+@pytest.mark.slow
 def test_cli_match_prints_the_margin_as_json():
     code, out, err = _gamut("poke", "match", "--agents", "heuristic", "random", "--rubbers", "8", "--seed", "2",
                             "--json")
@@ -188,6 +188,7 @@ def test_cli_match_prints_the_margin_as_json():
     assert code == 2 and "unknown agent" in err
 
 
+@pytest.mark.slow
 def test_cli_match_of_heuristics_uses_the_compiled_engine_with_options():
     code, out, err = _gamut("poke", "match", "--agents", "heuristic", "heuristic", "--rubbers", "50",
                             "--a-option", "double_below=0", "--json")
@@ -231,6 +232,7 @@ def test_compact_keys_split_states_into_the_same_information_sets():
     assert list(compact.tables.values()) == list(strings.tables.values())
 
 
+@pytest.mark.slow
 def test_cli_train_mccfr_checkpoints_and_resumes(tmp_path):
     from gamut.solvers.cfr.policy_io import load_strategy
 
@@ -280,3 +282,15 @@ def test_splitmix_and_deal_orders_match_a_python_reference():
             j = x % (i + 1)
             cards[i], cards[j] = cards[j], cards[i]
         assert deal_order(cfg, seed, deal).tolist() == cards
+
+
+def test_the_agent_table_defaults_agree_with_the_search_and_the_policies():
+    from gamut.solvers.bots import bot_specs
+    from gamut.solvers.poke.policies import DEFAULT_TRICK_VALUE
+    from gamut.solvers.poke.search import OPPONENT_MODELS, PLAYOUTS
+
+    specs = bot_specs("poke")
+    ismcts = specs["ismcts"].options
+    assert ismcts["trick_value"].default == specs["cfr"].options["trick_value"].default == DEFAULT_TRICK_VALUE
+    assert ismcts["playout"].default == PLAYOUTS[0] and ", ".join(PLAYOUTS) in ismcts["playout"].help
+    assert ismcts["opponent"].default == OPPONENT_MODELS[0]

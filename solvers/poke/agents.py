@@ -1,4 +1,4 @@
-"""Registers the Poke agents with the toolkit's agent registry (``gamut.solvers.bots``).
+"""The table of the Poke agents, registered with the toolkit's agent registry (``gamut.solvers.bots``).
 
 - ``heuristic``: draw to the best hand, draw/double by category thresholds,
   simple trick play (``gamut.solvers.poke.heuristic``);
@@ -7,18 +7,23 @@
 - ``ismcts``: the generic ISMCTS (``gamut.solvers.ismcts``) over the current deal with
   compiled heuristic play-outs (``gamut.solvers.poke.search``); it takes the place of
   the generic ``ismcts`` agent for Poke.
+
+Factories are ``"module:function"`` references, imported when an agent is
+first made: reading the table imports neither the search nor the solved
+policies. The option defaults here are the agents' defaults
+(``tests/test_poke_agents.py`` checks those shared with the modules that play them).
 """
 
 from __future__ import annotations
 
 from gamut.envs.poke.game import SMALL_EXACT_PARAMS
 from gamut.solvers.bots import Option, register_bot
-from gamut.solvers.poke.bots import make_heuristic
 from gamut.solvers.poke.heuristic import DEFAULT_PARAMS, PARAM_NAMES
-from gamut.solvers.poke.policies import DEFAULT_TRICK_VALUE, make_cfr_bot, make_mccfr_bot
-from gamut.solvers.poke.search import (
-    DEFAULT_ITERATIONS, DEFAULT_ROLLOUTS, DEFAULT_UCT_C, OPPONENT_MODELS, PLAYOUTS, make_ismcts_bot,
-)
+
+DEFAULT_TRICK_VALUE = 34.0  # as gamut.solvers.poke.policies.DEFAULT_TRICK_VALUE
+DEFAULT_ITERATIONS = 200
+DEFAULT_UCT_C = 0.3  # in units of the observed payoff spread
+DEFAULT_ROLLOUTS = 4
 
 _DECK = ("num_ranks", "num_suits", "hand_size")
 _FULL_DECK = {"num_ranks": 13, "num_suits": 4, "hand_size": 5}
@@ -48,7 +53,7 @@ _THRESHOLD_HELP = {
 register_bot(
     "heuristic",
     "poke",
-    make_heuristic,
+    "gamut.solvers.poke.heuristic:make_heuristic",
     "draws to the best hand with category thresholds per draw, beats leads as cheaply as it can",
     {name: Option(int, default, _THRESHOLD_HELP[name]) for name, default in zip(PARAM_NAMES, DEFAULT_PARAMS)},
 )
@@ -56,7 +61,7 @@ register_bot(
 register_bot(
     "cfr",
     "poke",
-    make_cfr_bot,
+    "gamut.solvers.poke.policies:make_cfr_bot",
     "exact CFR+ policy of the small-deck deal (Q, K, A in two suits, hands of two), any mode; solved on first use",
     {"trick_value": Option(float, DEFAULT_TRICK_VALUE, "above-the-line value of a below-the-line point in training")},
     supports=_small_deck_only,
@@ -65,7 +70,7 @@ register_bot(
 register_bot(
     "mccfr",
     "poke",
-    make_mccfr_bot,
+    "gamut.solvers.poke.policies:make_mccfr_bot",
     "external-sampling MCCFR draw policy over abstract hand buckets (full deck), heuristic trick play",
     {"path": Option(str, "", "policy file from 'gamut poke train --algo mccfr' "
                              "(default: results/poke/mccfr_draw.npz)")},
@@ -75,16 +80,16 @@ register_bot(
 register_bot(
     "ismcts",
     "poke",
-    make_ismcts_bot,
+    "gamut.solvers.poke.search:make_ismcts_bot",
     "ISMCTS over the current deal (solvers.ismcts) with compiled heuristic play-outs; deal valued above the "
     "line plus trick_value per point below",
     {
         "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move"),
         "uct_c": Option(float, DEFAULT_UCT_C, "UCB exploration constant, in units of the observed payoff spread"),
         "trick_value": Option(float, DEFAULT_TRICK_VALUE, "above-the-line value of a below-the-line point"),
-        "playout": Option(str, PLAYOUTS[0], f"play-out policy: {', '.join(PLAYOUTS)}"),
-        "opponent": Option(str, OPPONENT_MODELS[0], "opponent inside the search: heuristic (a model) or search "
-                                                    "(its own nodes)"),
+        "playout": Option(str, "heuristic", "play-out policy: heuristic, random"),
+        "opponent": Option(str, "heuristic", "opponent inside the search: heuristic (a model) or search "
+                                             "(its own nodes)"),
         "rollouts": Option(int, DEFAULT_ROLLOUTS, "compiled play-outs averaged per leaf"),
     },
 )

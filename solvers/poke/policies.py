@@ -30,8 +30,7 @@ from gamut.solvers.cfr.extract import extract_game
 from gamut.solvers.cfr.mccfr import MCCFR
 from gamut.solvers.cfr.policy_io import StrategyBot, TabularStrategy, load_strategy, save_strategy
 from gamut.solvers.cfr.tabular import TabularCFR
-from gamut.solvers.poke.bots import require_poke
-from gamut.solvers.poke.heuristic import heuristic_action
+from gamut.solvers.poke.heuristic import heuristic_action, require_poke
 from gamut.solvers.poke.walker import DRAW, DrawWalker, draw_key, draw_slots
 
 DEFAULT_TRICK_VALUE = 34.0
