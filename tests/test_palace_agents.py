@@ -70,6 +70,7 @@ def _random_battle_states(rng, count):
 CFG2 = L.make_config(2, 2, 4, False, 200, 3, 400)
 
 
+@pytest.mark.slow
 def test_battle_equity_with_shown_palace_matches_the_battle_rule():
     # With the opponent's palace shown, equity is 1, 0.5 or 0 exactly as the
     # rules kernel settles the battle (100,000 random positions).
@@ -114,6 +115,7 @@ def test_battle_equity_converges_to_the_exact_equity():
 
 @pytest.mark.parametrize("spec", ["palace_poker()", "palace_poker(players=4)",
                                   "palace_poker(players=6,betting=no_limit)"])
+@pytest.mark.slow
 def test_heuristic_moves_are_legal_and_seeded(spec):
     game, states = decision_positions(spec, 300, 2)
     for state in states:
@@ -128,6 +130,7 @@ def _play_discards(state, bot):
         state.apply_action(bot.step(state))
 
 
+@pytest.mark.slow
 def test_discards_keep_the_best_hand_and_at_most_five_soldiers():
     # Reference: the strength of all the seat's cards before discarding (the best
     # five never need more than five soldiers, so keeping it is always possible).
@@ -152,6 +155,7 @@ def test_discards_keep_the_best_hand_and_at_most_five_soldiers():
         checked += 1
 
 
+@pytest.mark.slow
 def test_heuristic_attacks_the_opponent_it_beats_most_often():
     game = pyspiel.load_game("palace_poker(players=3)")
     rng = np.random.default_rng(9)
@@ -231,6 +235,7 @@ def test_common_chance_deals_the_smallest_key_of_the_pile_and_counts_epochs():
                 state.apply_action(legal[rng.integers(len(legal))])
 
 
+@pytest.mark.slow
 def test_common_deals_are_uniform():
     # Seat 0's banner and first palace card over 20,000 deals: chi-square against uniform.
     from scipy.stats import chisquare
@@ -280,6 +285,7 @@ def test_rotated_match_is_seeded_and_zero_sum():
 
 
 @pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.slow
 def test_heuristic_beats_random(players):
     game = pyspiel.load_game(f"palace_poker(players={players})")
     samples = M.rotated_match(game, M.lineup_for(["heuristic", "random"], players),
@@ -373,3 +379,13 @@ def test_ismcts_agent_is_registered_for_palace_seeded_and_legal():
         assert make_bot(game, "ismcts", p, 4, iterations=60).step(state) == action
     with pytest.raises(ValueError, match="rollout policy"):
         make_bot(game, "ismcts", 0, 0, rollout="greedy")
+
+
+def test_the_agent_table_defaults_are_those_of_the_search_bot():
+    import inspect
+
+    from gamut.solvers.bots import bot_specs
+
+    options = bot_specs("palace_poker")["ismcts"].options
+    signature = inspect.signature(S.PalaceISMCTSBot).parameters
+    assert {name: opt.default for name, opt in options.items()} == {name: signature[name].default for name in options}

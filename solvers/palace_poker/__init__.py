@@ -1,3 +1,3 @@
-"""Palace Poker agents: the threshold heuristic (``heuristic``, ``bots``), ISMCTS with Numba
+"""Palace Poker agents: the threshold heuristic and its bot (``heuristic``), ISMCTS with Numba
 play-outs (``search``), matches with rotating seats and common random deals (``match``), and
-their registration (``agents``)."""
+the table that registers them (``agents``)."""

@@ -1,4 +1,4 @@
-"""Registers the Palace Poker agents with the toolkit's agent registry (``gamut.solvers.bots``).
+"""The table of the Palace Poker agents, registered with the toolkit's agent registry (``gamut.solvers.bots``).
 
 - ``heuristic``: battle equity from visible cards with thresholds for
   attacking the weakest-looking opponent, calling, raising and buying
@@ -6,14 +6,20 @@
 - ``ismcts``: the generic ISMCTS with Numba play-outs and Palace defaults
   (``gamut.solvers.palace_poker.search``); it takes the place of the generic
   ``ismcts`` agent for this game.
+
+Factories are ``"module:function"`` references, imported when an agent is
+first made: reading the table does not import the search. The search's
+defaults are repeated here as the agent's option defaults
+(``tests/test_palace_agents.py`` checks that they agree).
 """
 
 from __future__ import annotations
 
 from gamut.solvers.bots import Option, register_bot
-from gamut.solvers.palace_poker.bots import make_heuristic
 from gamut.solvers.palace_poker.heuristic import DEFAULTS
-from gamut.solvers.palace_poker.search import DEFAULT_ITERATIONS, DEFAULT_UCT_C, PalaceISMCTSBot
+
+DEFAULT_ITERATIONS = 300
+DEFAULT_UCT_C = 0.5
 
 _HEURISTIC_HELP = {
     "attack": "bet on the weakest-looking opponent when the battle equity against it is at least this",
@@ -27,7 +33,7 @@ _HEURISTIC_HELP = {
 register_bot(
     "heuristic",
     "palace_poker",
-    make_heuristic,
+    "gamut.solvers.palace_poker.heuristic:make_heuristic",
     "battle equity from visible cards; attacks the weakest-looking opponent, calls and raises by "
     "thresholds, buys with weak hands, keeps the soldiers of its best hand",
     {name: Option(int if name in ("buy_below", "samples") else float, value, _HEURISTIC_HELP[name])
@@ -37,7 +43,7 @@ register_bot(
 register_bot(
     "ismcts",
     "palace_poker",
-    lambda game, player, seed, **options: PalaceISMCTSBot(game, player, seed, **options),
+    "gamut.solvers.palace_poker.search:PalaceISMCTSBot",
     "information-set MCTS (solvers.ismcts) with Numba play-outs of the heuristic (or random) at every seat",
     {
         "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)"),

@@ -30,18 +30,23 @@ Decisions (``params``, a ``float64`` array indexed by the ``P_*`` constants;
 Hand levels (for ``buy_below``) are ``16 * category + top rank``: a pair of
 nines is ``16 * 1 + 9 = 25``, ace high ``14``, two pair with queens up
 ``16 * 2 + 12 = 44`` (categories of ``gamut.envs.hands``).
+
+:class:`PalaceHeuristicBot` plays these kernels as a ``pyspiel.Bot`` (the
+``heuristic`` agent of ``gamut.solvers.palace_poker.agents``).
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+import pyspiel
 
 from gamut.envs import hands
+from gamut.envs.hands import HAND_TABLE
 from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import layout as L
 from gamut.envs.palace_poker.showdown import banner_suit, own_suit_count, player_cards, popcount
-from gamut.envs.rng import below
+from gamut.envs.rng import below, rng_state
 
 P_ATTACK, P_CALL, P_RAISE, P_FORCED, P_BUY_BELOW, P_SAMPLES = range(6)
 PARAM_NAMES = ("attack", "call", "raise", "forced", "buy_below", "samples")
@@ -309,3 +314,47 @@ def play_heuristic(state, cfg, params, rng, legal, work, table):
             K.apply_action(state, cfg, heuristic_action(state, cfg, params, rng, table, legal, work), table)
         moves += 1
     return moves
+
+
+class PalaceHeuristicBot(pyspiel.Bot):
+    """Plays ``gamut.solvers.palace_poker.heuristic`` for one seat.
+
+    Parameters
+    ----------
+    game : pyspiel.Game
+        A ``palace_poker`` game.
+    player : int
+        The seat the bot plays.
+    seed : int
+        Seeds the palace draws of its equity estimates (same seed, same play).
+    params : ndarray, float64, shape (NUM_PARAMS,)
+        Thresholds from ``heuristic.make_params``.
+    """
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int, params: np.ndarray):
+        pyspiel.Bot.__init__(self)
+        if game.get_type().short_name != "palace_poker":
+            raise ValueError(f"the palace heuristic plays palace_poker, not {game.get_type().short_name}")
+        self._player = player
+        self._cfg = game.cfg
+        self._params = params
+        self._rng = rng_state(int(seed) & (2**63 - 1))
+        self._legal = np.empty(int(self._cfg[L.C_NUM_ACTIONS]), dtype=np.int64)
+        self._work = np.empty(WORK_SIZE, dtype=np.int64)
+
+    def player_id(self) -> int:
+        return self._player
+
+    def restart_at(self, state) -> None:
+        """Nothing to reset: every move is decided from the state alone."""
+
+    def step(self, state) -> int:
+        if state.current_player() != self._player:
+            raise ValueError(f"the heuristic plays seat {self._player}, but seat {state.current_player()} is to act")
+        return int(heuristic_action(state.state, self._cfg, self._params, self._rng, HAND_TABLE,
+                                    self._legal, self._work))
+
+
+def make_heuristic(game, player: int, seed: int, **thresholds) -> PalaceHeuristicBot:
+    """Registry factory: a :class:`PalaceHeuristicBot` with the given thresholds."""
+    return PalaceHeuristicBot(game, player, seed, make_params(**thresholds))
