@@ -121,6 +121,7 @@ def test_afterstate_values_equal_the_value_of_each_afterstate():
             assert out[cell] == pytest.approx(M.grid_value(after, forward, AMERICAN, HAND_TABLE), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_the_jax_forward_pass_matches_the_numba_one():
     pytest.importorskip("jax")
     from gamut.solvers.poker_squares.net_train import encode, forward
@@ -196,7 +197,7 @@ def test_the_agents_refuse_the_open_variant_and_other_point_systems():
 
 
 def test_exact_net_search_is_deterministic_and_one_ply_agrees_with_the_values():
-    from gamut.solvers.poker_squares.net_agents import best_cell
+    from gamut.solvers.poker_squares.net_bots import best_cell
 
     game = pyspiel.load_game("poker_squares")
     rng = np.random.default_rng(4)

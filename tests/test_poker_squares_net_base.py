@@ -137,8 +137,9 @@ def test_a_based_weight_file_records_its_base_and_is_refused_when_the_base_chang
 
 
 @pytest.mark.parametrize("variant", ["poker_squares", "poker_squares(players=2)"])
+@pytest.mark.slow
 def test_agents_on_a_zero_residual_choose_what_crossline_and_expectimax_cross_choose(tmp_path, variant):
-    from gamut.solvers.poker_squares.net_agents import two_ply_sums
+    from gamut.solvers.poker_squares.net_bots import two_ply_sums
     from gamut.solvers.poker_squares.search import chance_cards
 
     game = pyspiel.load_game(variant)
@@ -179,6 +180,7 @@ def test_agents_on_a_zero_residual_choose_what_crossline_and_expectimax_cross_ch
 SMALL = {"games_per_chunk": 12, "updates": 3, "batch": 16, "buffer": 500, "base": "crossline"}
 
 
+@pytest.mark.slow
 def test_training_over_the_base_starts_as_crossline_and_fits_what_the_base_misses(tmp_path):
     pytest.importorskip("jax")
     pytest.importorskip("optax")

@@ -1,4 +1,4 @@
-"""Poker Squares agents on the learned afterstate value network (``gamut.solvers.poker_squares.net_model``).
+"""The bots of the Poker Squares agents on the learned afterstate value network (``net_model``).
 
 - ``net``: one ply. Every empty cell the card may go to is valued by the
   network (one compiled call for all of them, the eight lines a placement
@@ -40,8 +40,8 @@ from gamut.envs.cards import NUM_CARDS
 from gamut.envs.hands import HAND_TABLE
 from gamut.envs.poker_squares import kernels as K
 from gamut.envs.rng import rng_state, shuffle
-from gamut.solvers.bots import Option, register_bot
 from gamut.solvers.poker_squares import net_model as M
+from gamut.solvers.poker_squares.agents import refuse_open
 from gamut.solvers.poker_squares.search import candidate_cells, chance_cards
 
 CHANCE_BATCH = 4  # sampled next cards between two looks at the clock
@@ -74,13 +74,6 @@ def two_ply_sums(grid, card, cands, nexts, params, base_values, base_weights, cf
         grid[cands[i]] = -1
 
 
-def _refuse_open(game: pyspiel.Game) -> str | None:
-    if game.get_parameters().get("variant", "standard") == "open":
-        return ("the value network assumes every unseen card may come next; in the open variant the cards "
-                "to come are known (use expectimax or mc)")
-    return None
-
-
 class NetBot(pyspiel.Bot):
     """One-ply play on the value network (see the module docstring)."""
 
@@ -90,7 +83,7 @@ class NetBot(pyspiel.Bot):
         pyspiel.Bot.__init__(self)
         if game.get_type().short_name != "poker_squares":
             raise ValueError(f"the {self.name} agent plays poker_squares, not {game.get_type().short_name}")
-        reason = _refuse_open(game)
+        reason = refuse_open(game)
         if reason:
             raise ValueError(f"{self.name} cannot play {game}: {reason}")
         points = tuple(int(p) for p in game.cfg[K.C_POINTS:])
@@ -162,17 +155,3 @@ class NetSearchBot(NetBot):
             two_ply_sums(grid, card, cands, nexts, self._params, *self._base, self._cfg, HAND_TABLE, sums)
         return int(cands[int(np.argmax(sums))])
 
-
-WEIGHTS_OPTION = Option(str, "", "value-network file (default: results/poker_squares/net_<scoring>.npz)")
-
-register_bot("net", "poker_squares", lambda game, player, seed, weights: NetBot(game, player, seed, weights),
-             "places each card where the learned value network rates the grid highest (one ply)",
-             {"weights": WEIGHTS_OPTION}, supports=_refuse_open)
-register_bot("net_search", "poker_squares",
-             lambda game, player, seed, weights, seconds_per_game: NetSearchBot(game, player, seed, weights,
-                                                                                seconds_per_game),
-             "two-ply expectimax over every next card (or those a time budget allows) on the value network",
-             {"weights": WEIGHTS_OPTION,
-              "seconds_per_game": Option(float, 0.0, "time budget per game: sample the next cards until each "
-                                         "move's share runs out (0: every next card, exact)")},
-             supports=_refuse_open)

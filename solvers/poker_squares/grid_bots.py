@@ -1,5 +1,9 @@
-"""Poker Squares agents built on the learned line values and on search.
+"""The bots of the Poker Squares agents that value the grid by its points, its learned line values and search.
 
+- ``greedy``: puts each card in the empty cell that most raises the points of
+  its row and column as they stand (partial lines valued by the pairs, trips
+  and quads they hold), ties broken at random (``kernels.greedy_cell``); it
+  works for every point system, the kernels scoring with the game's points.
 - ``learned``: places each card where the learned value of the grid (the sum
   of its ten learned line values, ``gamut.solvers.poker_squares.learned``) is
   highest.
@@ -52,7 +56,6 @@ import pyspiel
 from gamut.envs.hands import HAND_TABLE
 from gamut.envs.rng import rng_state, shuffle
 from gamut.envs.poker_squares import kernels as K
-from gamut.solvers.bots import Option, register_bot
 from gamut.solvers.poker_squares import search as S
 from gamut.solvers.poker_squares.crossline import NO_WEIGHTS, corrected_cell, load_weights
 from gamut.solvers.poker_squares.learned import learned_cell
@@ -70,6 +73,30 @@ def _check_game(game: pyspiel.Game, name: str) -> None:
 
 def _table(game: pyspiel.Game, table: str) -> np.ndarray:
     return load_values(tuple(game.cfg[K.C_POINTS:]), table or None)
+
+
+class GreedyBot(pyspiel.Bot):
+    """Greedy placement by immediate row-plus-column points (see the module docstring)."""
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int):
+        pyspiel.Bot.__init__(self)
+        if game.get_type().short_name != "poker_squares":
+            raise ValueError(f"the greedy Poker Squares agent cannot play {game.get_type().short_name}")
+        self._cfg = game.cfg
+        self._player = player
+        self._rng = rng_state(seed)
+
+    def player_id(self) -> int:
+        return self._player
+
+    def restart_at(self, state) -> None:
+        """Nothing to reset: the bot keeps no state between moves."""
+
+    def step(self, state) -> int:
+        if state.current_player() != self._player:
+            raise ValueError(f"greedy bot of player {self._player} asked to move for player {state.current_player()}")
+        work = state.state.copy()  # greedy_cell tries cells in place and restores them
+        return int(K.greedy_cell(work, self._player, self._cfg, HAND_TABLE, self._rng))
 
 
 class SquaresBot(pyspiel.Bot):
@@ -275,73 +302,3 @@ class MonteCarloBot(SquaresBot):
             values = (1.0 - self._blend) * values + self._blend * three
         return int(cands[int(np.argmax(values))])
 
-
-TABLE_OPTION = Option(str, "", "learned table file (default: the game's point system under results/poker_squares/)")
-WEIGHTS_OPTION = Option(str, "", "cross-line correction file (default: the game's point system under "
-                        "results/poker_squares/)")
-
-register_bot("learned", "poker_squares", lambda game, player, seed, table: LearnedBot(game, player, seed, table),
-             "places each card where the learned value of the grid (sum of learned line values) is highest",
-             {"table": TABLE_OPTION})
-
-
-register_bot("crossline", "poker_squares",
-             lambda game, player, seed, table, weights: CrosslineBot(game, player, seed, table, weights),
-             "places each card where the learned grid value plus its cross-line correction is highest",
-             {"table": TABLE_OPTION, "weights": WEIGHTS_OPTION})
-
-
-def _expectimax_options(depth: int, keep: int, crossline: bool = False) -> dict:
-    return {
-        "table": TABLE_OPTION,
-        "crossline": Option(bool, crossline, "add the cross-line correction to the learned grid values"),
-        "weights": WEIGHTS_OPTION,
-        "depth": Option(int, depth, "plies: 2 (each next card placed at its best cell), 3 or 4 (and the cards "
-                        "after it)"),
-        "width": Option(int, 3, "with depth 3 or 4: cells tried per later card, those of highest learned gain"),
-        "keep": Option(int, keep, "with depth 3 or 4: only the cells two plies rank highest, this many (0: all)"),
-        "deepen_at": Option(int, 0, "cards on the grid from which the full depth is searched (one ply less before)"),
-        "seconds_per_game": Option(float, 0.0, "time budget per game: sample the next card until each move's "
-                                   "share runs out (0: every next card, exact)"),
-    }
-
-
-register_bot("expectimax", "poker_squares",
-             lambda game, player, seed, **o: ExpectimaxBot(game, player, seed, **o),
-             "expectimax over every next card (two plies, or more), leaves valued by the learned line values",
-             _expectimax_options(depth=2, keep=0))
-register_bot("expectimax_deep", "poker_squares",
-             lambda game, player, seed, **o: ExpectimaxBot(game, player, seed, **o),
-             "the strongest setting of expectimax: three plies for the 6 best two-ply cells, 3 cells per next card",
-             _expectimax_options(depth=3, keep=6))
-register_bot("expectimax_cross", "poker_squares",
-             lambda game, player, seed, **o: ExpectimaxBot(game, player, seed, **o),
-             "two-ply expectimax on the learned grid values with their cross-line correction",
-             _expectimax_options(depth=2, keep=0, crossline=True))
-
-
-def _mc_options(seconds: float, policy: str, depth: int, keep: int, blend: float, crossline: bool = False) -> dict:
-    return {
-        "table": TABLE_OPTION,
-        "simulations": Option(int, 100, "rollouts per candidate cell and move (when seconds_per_game is 0)"),
-        "seconds_per_game": Option(float, seconds, "time budget per game in seconds (0: use simulations)"),
-        "policy": Option(str, policy, "rollout policy: 'greedy' (the game's greedy kernel) or 'learned'"),
-        "depth": Option(int, depth, "placements per rollout before the learned table values the grid (-1: to the end)"),
-        "keep": Option(int, keep, "roll out only the cells two-ply expectimax ranks highest, this many (0: all)"),
-        "share": Option(str, "even", "time per move: 'even' (equal shares) or 'cells' (in proportion to the cells tried)"),
-        "blend": Option(float, blend, "weight of three-ply expectimax values averaged with the rollout means (0: none)"),
-        "crossline": Option(bool, crossline, "add the cross-line correction to the learned values (policy, cut, "
-                            "ranking)"),
-        "weights": WEIGHTS_OPTION,
-    }
-
-
-register_bot("mc", "poker_squares", lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
-             "flat Monte Carlo over cells, the same sampled card orders for every cell",
-             _mc_options(seconds=0.0, policy="greedy", depth=-1, keep=0, blend=0.0))
-register_bot("mc_learned", "poker_squares", lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
-             "the strongest setting of mc: the 6 best expectimax cells, learned rollouts cut after 3 placements, "
-             "4.5 s per game", _mc_options(seconds=4.5, policy="learned", depth=3, keep=6, blend=0.0))
-register_bot("mc_cross", "poker_squares", lambda game, player, seed, **o: MonteCarloBot(game, player, seed, **o),
-             "mc_learned on the learned values with their cross-line correction (ranking, rollouts and cut), "
-             "4.5 s per game", _mc_options(seconds=4.5, policy="learned", depth=3, keep=6, blend=0.0, crossline=True))
