@@ -15,6 +15,7 @@ def run(*argv):
     return bench.run(parser.parse_args(list(argv)))
 
 
+@pytest.mark.slow
 def test_reports_every_rate_and_ratio_of_a_game():
     result = run("--games", "poker_squares", "--num-envs", "16", "--steps", "3", "--baseline-steps", "30",
                  "--repeats", "1")

@@ -71,6 +71,7 @@ def kuhn():
     return extract_game("kuhn_poker", report=None)
 
 
+@pytest.mark.slow
 def test_best_response_matches_pure_strategy_enumeration_on_100000_policies(kuhn):
     rng = np.random.default_rng(20261129)
     policies = _random_policies(kuhn, rng, 50_000)
@@ -91,6 +92,7 @@ def _tabular(game, tree, policy):
 
 
 @pytest.mark.parametrize("game_name,count", [("kuhn_poker", 200), ("leduc_poker", 15)])
+@pytest.mark.slow
 def test_exploitability_and_value_match_openspiel(game_name, count):
     game = pyspiel.load_game(game_name)
     tree = extract_game(game, report=None)

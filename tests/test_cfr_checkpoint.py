@@ -27,6 +27,7 @@ def _same_state(a, b):
 
 
 @pytest.mark.parametrize("algorithm", ["cfr", "cfr+", "dcfr", "linear"])
+@pytest.mark.slow
 def test_resumed_tabular_run_equals_uninterrupted_bit_for_bit(tmp_path, leduc, algorithm):
     path = tmp_path / "run.npz"
     whole = TabularCFR(leduc, algorithm)

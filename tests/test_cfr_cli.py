@@ -105,6 +105,7 @@ def test_mccfr_on_a_game_too_big_to_extract_reports_a_sampled_lower_bound(capsys
     assert 0 < result["exploitability_lower_bound_ci95"] < 0.1
 
 
+@pytest.mark.slow
 def test_cfr_cli_loads_toolkit_games_by_name(capsys):
     assert main(["cfr", "--game", "poke(num_ranks=2,num_suits=2,hand_size=1)", "--algo", "cfr+",
                  "--iterations", "5", "--json"]) == 0

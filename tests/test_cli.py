@@ -13,6 +13,7 @@ from gamut.experiments.cli import main
 GAMUT = str(Path(sys.executable).parent / "gamut")
 
 
+@pytest.mark.slow
 def test_console_script_help_lists_subcommands():
     result = subprocess.run([GAMUT, "--help"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0

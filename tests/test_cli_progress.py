@@ -49,6 +49,7 @@ def _run(argv, monkeypatch, stdout_tty: bool, stderr_tty: bool) -> tuple[dict, s
     (["dice", "ranking", "--players", "2"], "situation"),
     (["dice", "regret", "--variant", "yacht12", "--agent", "greedy", "--games", "4", "--seed", "2"], "game"),
 ])
+@pytest.mark.slow
 def test_json_result_is_the_same_with_and_without_the_bar(argv, unit, monkeypatch):
     argv = [*argv, "--json"]
     shown, bar = _run(argv, monkeypatch, stdout_tty=True, stderr_tty=True)

@@ -34,6 +34,7 @@ def test_openspiel_rl_environment_plays_an_episode(variant):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.slow
 def test_every_registered_agent_plays_through_evaluate_bots(variant):
     from gamut.solvers.bots import bot_specs
 

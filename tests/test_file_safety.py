@@ -31,6 +31,7 @@ def _library_modules():
             yield path, ast.parse(path.read_text(), filename=str(path))
 
 
+@pytest.mark.slow
 def test_every_numpy_load_refuses_pickles_and_nothing_imports_an_unpickler():
     loads = 0
     for path, tree in _library_modules():

@@ -138,6 +138,7 @@ print(json.dumps({"move": move, "versions": game_versions(), "obs": list(step.ob
 """
 
 
+@pytest.mark.slow
 def test_a_toy_game_declared_in_its_own_folder_works_in_the_python_api(tmp_path):
     out = json.loads(_run([sys.executable, "-c", API_CHECK], _toy_env(tmp_path), tmp_path).splitlines()[-1])
     assert out["versions"]["toy_nim"] == 1 and set(BUILT_IN) < set(out["versions"])

@@ -34,6 +34,7 @@ def play(env, steps, seed, policy_seed=1):
 
 
 @pytest.mark.parametrize("game_string", ONE_PLAYER)
+@pytest.mark.slow
 def test_spaces_and_what_comes_back_fit_them(game_string):
     game = load_game(game_string)
     env = make_gym_vector(game_string, num_envs=3, seed=5)

@@ -111,6 +111,7 @@ def test_strength_of_every_five_card_class_matches_reference(all_five_card_hands
         assert strengths[row] == reference_code(all_five_card_hands[row].tolist())
 
 
+@pytest.mark.slow
 def test_order_agrees_with_reference_on_random_pairs():
     rng = np.random.default_rng(20261129)
     n = 100_000
@@ -172,6 +173,7 @@ def test_seven_card_strengths_match_brute_force():
 
 
 @pytest.mark.parametrize("k", [6, 7, 8, 9])
+@pytest.mark.slow
 def test_best_of_n_with_and_without_excluded_suit_matches_brute_force(k):
     rng = np.random.default_rng(100 + k)
     n = 100_000
@@ -216,6 +218,7 @@ def test_small_hands_exhaustively_match_reference(k):
     assert np.array_equal(hands.best_strengths(cards), expected)
 
 
+@pytest.mark.slow
 def test_four_card_hands_match_reference_and_order_across_sizes():
     rng = np.random.default_rng(4)
     four = random_hands(rng, 100_000, 4)
@@ -248,6 +251,7 @@ def test_small_hand_examples_from_the_docstring():
 
 
 # ---------------------------------------------------------------- API
+@pytest.mark.slow
 def test_scalar_kernels_are_callable_from_other_kernels():
     @numba.njit
     def pair_of_evaluations(cards, table):

@@ -39,6 +39,7 @@ def _returns_against_random(game, games, iterations, seed=0):
 
 
 @pytest.mark.parametrize("game_string, games", [("leduc_poker", 400), ("kuhn_poker(players=3)", 600)])
+@pytest.mark.slow
 def test_beats_uniform_random_with_a_ci_separated_margin(game_string, games):
     # Seats rotate, so a random player's expected return here is 0 by symmetry.
     estimate = mean_ci(_returns_against_random(pyspiel.load_game(game_string), games, iterations=200))

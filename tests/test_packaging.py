@@ -56,6 +56,7 @@ def test_no_generic_top_level_names_outside_the_checkout(tmp_path):
                                   '"benchmarks": false}')
 
 
+@pytest.mark.slow
 def test_a_users_own_envs_folder_does_not_hide_the_games(tmp_path):
     (tmp_path / "envs").mkdir()
     (tmp_path / "envs" / "__init__.py").write_text("")

@@ -108,6 +108,7 @@ def test_view_shows_the_table_but_no_hidden_palace():
             assert ("out" in text.splitlines()[2 + q]) == (not (st[L.S_IN] >> q) & 1)
 
 
+@pytest.mark.slow
 def test_palace_tournament_quick_profile(tmp_path, capsys):
     assert main(["run", "palace_tournament", "--quick", "--out", str(tmp_path), "--workers", "1",
                  "--no-progress", "--json"]) == 0

@@ -40,6 +40,7 @@ def random_state(game, rng, min_moves, stay_bias=0.0, max_moves=10_000):
 
 @pytest.mark.parametrize("betting", ["limit", "no_limit"])
 @pytest.mark.parametrize("players,sims", [(2, 40), (3, 20), (5, 12), (10, 8)])
+@pytest.mark.slow
 def test_random_sim_test(players, sims, betting):
     game = pyspiel.load_game("palace_poker", {"players": players, "betting": betting})
     pyspiel.random_sim_test(game, num_sims=sims, serialize=True, verbose=False)

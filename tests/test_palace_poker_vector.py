@@ -100,6 +100,7 @@ def random_positions(cfg, rng, count):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.slow
 def test_replay_matches_pyspiel(variant):
     finished = replay_check(variant, num_envs=64, steps=40, seed=11, info_state=True)
     assert finished > 0
@@ -112,6 +113,7 @@ def test_replay_matches_pyspiel_on_more_variants(variant):
 
 
 @pytest.mark.parametrize("game_string", ["palace_poker(players=4)", "palace_poker(betting=no_limit,players=6)"])
+@pytest.mark.slow
 def test_tensor_kernel_matches_the_python_encoder(game_string):
     cfg = load_game(game_string).cfg
     n = int(cfg[L.C_PLAYERS])
@@ -165,6 +167,7 @@ def drive(env, steps, policy_seed=1):
     return records
 
 
+@pytest.mark.slow
 def test_rows_do_not_depend_on_the_batch_size_or_the_threads():
     game = "palace_poker(betting=no_limit,players=4)"
     small = drive(make_vector(game, 8, seed=3, info_state=True), 150)

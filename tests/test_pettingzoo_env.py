@@ -36,6 +36,7 @@ def _random_episode(env, seed):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.slow
 def test_episodes_end_with_the_games_returns(variant):
     env = gamut.pettingzoo_env(variant)
     game = gamut.load_game(variant)

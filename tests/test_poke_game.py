@@ -231,6 +231,7 @@ def test_information_state_strings_have_perfect_recall():
     (SMALL, 40), ({}, 20), (dict(num_ranks=2, num_suits=4, hand_size=4), 30),
     (dict(mode="rubber", max_deals=6), 3),
 ])
+@pytest.mark.slow
 def test_resample_keeps_the_information_state(params, matches):
     game = pyspiel.load_game("poke", params)
     rng = np.random.default_rng(9)

@@ -42,6 +42,7 @@ def _reference_discard(mask, max_discard):
     return sum(1 << c for c in rest)
 
 
+@pytest.mark.slow
 def test_discard_cards_matches_the_reference_on_random_hands():
     rng = np.random.default_rng(1)
     sizes = rng.integers(1, 6, N)
@@ -88,6 +89,7 @@ def _reference_follow(free, lead):
     return sum(1 << c for c in cards[:size])
 
 
+@pytest.mark.slow
 def test_trick_choices_match_the_reference_on_random_positions():
     rng = np.random.default_rng(2)
     sizes = rng.integers(1, 6, N)

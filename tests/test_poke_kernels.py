@@ -41,6 +41,7 @@ def _masks(cards):
     return np.bitwise_or.reduce(np.left_shift(np.int64(1), cards), axis=1)
 
 
+@pytest.mark.slow
 def test_beats_matches_reference_on_random_plays():
     rng = np.random.default_rng(7)
     leads, follows = [], []
@@ -68,6 +69,7 @@ def test_beats_matches_reference_on_random_plays():
 
 
 @pytest.mark.parametrize("hand_size,num_ranks,num_suits", [(5, 13, 4), (4, 13, 4), (3, 4, 3), (2, 3, 2), (5, 5, 4)])
+@pytest.mark.slow
 def test_poker_comparison_matches_reference(hand_size, num_ranks, num_suits):
     rng = np.random.default_rng(hand_size)
     n = 25_000
@@ -156,10 +158,12 @@ def _check_against_reference(params, num_matches, seed):
     (dict(), 1200),
     (dict(follow="free"), 600),
 ])
+@pytest.mark.slow
 def test_random_deals_match_reference(params, num_matches):
     assert _check_against_reference(params, num_matches, seed=num_matches) >= 6 * num_matches
 
 
+@pytest.mark.slow
 def test_random_matches_match_reference_over_100k_steps():
     steps = _check_against_reference(dict(mode="rubber", max_deals=40), 150, seed=1)
     steps += _check_against_reference(dict(mode="game", num_ranks=4, num_suits=2, hand_size=3), 300, seed=2)
@@ -167,6 +171,7 @@ def test_random_matches_match_reference_over_100k_steps():
     assert steps >= 100_000
 
 
+@pytest.mark.slow
 def test_rollout_is_deterministic_in_its_seed():
     cfg = _cfg(mode="rubber", max_deals=30)
     finals = []
@@ -180,6 +185,7 @@ def test_rollout_is_deterministic_in_its_seed():
     assert not np.array_equal(finals[0], finals[2])
 
 
+@pytest.mark.slow
 def test_random_matches_mean_is_zero_sum_and_seeded():
     cfg = _cfg()
     a, b = np.zeros(2000), np.zeros(2000)

@@ -30,6 +30,7 @@ def _random_trajectories(game, count, seed):
 
 
 @pytest.mark.parametrize("game_string", [DEAL, "poke(trick_value=34.0,follow=free)"])
+@pytest.mark.slow
 def test_candidates_are_legal_and_include_the_heuristics_choice(game_string):
     game = pyspiel.load_game(game_string)
     buf = np.empty(64, dtype=np.int64)
@@ -64,6 +65,7 @@ def test_deal_state_follows_the_pyspiel_state():
         assert light.is_terminal() and light.returns() == state.returns()
 
 
+@pytest.mark.slow
 def test_resampled_states_keep_the_searchers_information():
     game = pyspiel.load_game(DEAL)
     sampler = pyspiel.UniformProbabilitySampler(3, 0.0, 1.0)

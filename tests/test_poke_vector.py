@@ -108,6 +108,7 @@ def test_bad_actions_raise_and_change_nothing():
     ("poke()", 40, 1), ("poke(follow=free,trick_unit=play)", 25, 2), ("poke(mode=rubber,max_deals=4)", 2, 3),
     ("poke(hand_size=2,num_ranks=3,num_suits=2,mode=game)", 12, 4),
 ])
+@pytest.mark.slow
 def test_numba_encoder_matches_the_slow_reference(variant, deals, seed):
     game = pyspiel.load_game(variant)
     layout = game.layout

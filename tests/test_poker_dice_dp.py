@@ -143,6 +143,7 @@ def _check_options_agree_with_values(solution: DiceSolution, rng, cases):
 
 
 @pytest.mark.parametrize("name", ["yacht12", "classic", "classic_banked"])
+@pytest.mark.slow
 def test_small_variants_solve_and_advise_consistently(name, tmp_path):
     solution = solve(name, cache_dir=tmp_path)
     assert solution.expected_score > 0

@@ -20,6 +20,7 @@ GAMES = game_variants()["poker_dice"] + (
 
 
 @pytest.mark.parametrize("name", GAMES)
+@pytest.mark.slow
 def test_random_sim_test(name):
     pyspiel.random_sim_test(pyspiel.load_game(name), num_sims=3, serialize=True, verbose=False)
 
@@ -143,6 +144,7 @@ def _reference_legal(variant, family, joker, st, cfg):
 
 @pytest.mark.parametrize("family, joker", [("classic", "free"), ("classic_banked", "free"),
                                            ("yahtzee", "forced"), ("yahtzee", "free")])
+@pytest.mark.slow
 def test_legal_actions_match_reference_along_random_games(family, joker):
     game = pyspiel.load_game(f"poker_dice(variant={family},players=2,joker={joker})")
     variant = make_variant(family, joker)

@@ -124,6 +124,7 @@ def _box_value(state, action, params, cache) -> float:
 
 
 @pytest.mark.parametrize("game_string", [YACHT12, YAHTZEE])
+@pytest.mark.slow
 def test_choice_values_after_the_second_roll_match_a_slow_expectimax_over_the_network(game_string, tmp_path):
     game = pyspiel.load_game(game_string)
     path = _weights(tmp_path, game)
@@ -200,6 +201,7 @@ def test_bad_weights_and_games_are_refused_with_the_reason(tmp_path):
         make_bot(pyspiel.load_game("poker_dice(variant=yacht12,players=2)"), "ppo_turn")
 
 
+@pytest.mark.slow
 def test_the_shipped_planner_is_close_to_the_optimum_on_fixed_dice():
     # The shipped PPO policy alone loses about 13 points a game to the optimum (results/rl/README.md).
     game = pyspiel.load_game(YACHT12)

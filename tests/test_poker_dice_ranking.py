@@ -34,6 +34,7 @@ def _reference_turn_value(u):
 
 
 @pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.slow
 def test_seat_turn_matches_explicit_expectimax(seed):
     rng = np.random.default_rng(seed)
     u = rng.random(dice.NUM_ROLLS) * (rng.random(dice.NUM_ROLLS) < 0.3)

@@ -75,6 +75,7 @@ def _random_situation(rng, family, names, stages):
 
 
 @pytest.mark.parametrize("name, joker", CASES)
+@pytest.mark.slow
 def test_record_matches_reference_on_random_cards(name, joker):
     variant = make_variant(name, joker)
     t = compile_variant(variant)

@@ -28,6 +28,7 @@ def _variant(game_string):
 
 
 @pytest.mark.parametrize("game_string", VARIANTS)
+@pytest.mark.slow
 def test_replay_every_documented_variant(game_string):
     finished = replay_check(game_string, num_envs=64, steps=REPLAY_STEPS[_variant(game_string)], seed=3)
     assert finished >= 64
@@ -57,6 +58,7 @@ def _same_rows(a, b, rows):
 
 @pytest.mark.parametrize("game_string", ["poker_dice(variant=yahtzee,players=1)",
                                          "poker_dice(variant=ranking,players=3)"])
+@pytest.mark.slow
 def test_rows_do_not_depend_on_batch_size_or_threads(game_string):
     # random_legal_actions draws row i's action from its own stream, so the first
     # 8 rows of the 64-row batch get the same actions as the 8-row batch.

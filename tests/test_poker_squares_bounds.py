@@ -3,6 +3,7 @@
 from itertools import combinations
 
 import numpy as np
+import pytest
 
 import gamut.envs  # noqa: F401
 from gamut.envs.hands import FLUSH, FOUR_OF_A_KIND, FULL_HOUSE, HAND_TABLE, ONE_PAIR, ROYAL_FLUSH, STRAIGHT, \
@@ -34,6 +35,7 @@ def test_cores_are_exactly_the_canonical_subsets():
         assert dict(zip(found, cats)) == expected
 
 
+@pytest.mark.slow
 def test_upper_bound_is_above_random_and_annealed_arrangements():
     cfg = K.make_config(1, False, False, AMERICAN)
     rng = np.random.default_rng(2)
@@ -62,6 +64,7 @@ def test_bound_is_exact_on_a_deal_with_a_known_optimum():
     assert res["upper"][0] == 2 and res["best"][0] <= 2 and res["proven"][0] == (res["best"][0] == 2)
 
 
+@pytest.mark.slow
 def test_clairvoyant_bounds_take_the_smaller_valid_bound_and_a_real_arrangement():
     cfg = K.make_config(1, False, False, AMERICAN)
     the_deals = deals(8, 3)

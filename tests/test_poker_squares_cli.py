@@ -60,6 +60,7 @@ def test_eval_rejects_a_budget_for_agents_without_one(capsys):
     assert "mc" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_bound_prints_the_upper_bound_and_proven_count(capsys):
     args = ["squares", "bound", "--deals", "2", "--seed", "1", "--time-limit", "1", "--scoring", "english", "--json"]
     assert main(args) == 0

@@ -18,6 +18,7 @@ def _grid_seen(st):
     return L.seen_word(st, 0)
 
 
+@pytest.mark.slow
 def test_features_match_their_definition_on_random_grids():
     rng = np.random.default_rng(1)
     phi = np.empty(X.NUM_FEATURES)
@@ -59,6 +60,7 @@ def test_the_corrected_value_adds_the_weights_of_the_cards_placed():
 
 
 @pytest.mark.parametrize("placed", [4, 15, 23, 24])
+@pytest.mark.slow
 def test_the_best_corrected_cell_is_the_argmax_over_every_empty_cell(placed):
     values = np.random.default_rng(5).normal(size=L.NUM_KEYS)
     weights = np.random.default_rng(6).normal(size=(X.NUM_PLACED, X.NUM_FEATURES))
@@ -81,6 +83,7 @@ def test_the_best_corrected_cell_is_the_argmax_over_every_empty_cell(placed):
     np.testing.assert_array_equal(st, before)
 
 
+@pytest.mark.slow
 def test_a_round_adds_the_normal_equations_of_its_games():
     """Replay the round's games from the same seed and count every afterstate's features and residual."""
     values = np.random.default_rng(7).normal(size=L.NUM_KEYS)
@@ -119,6 +122,7 @@ def _fit(tmp_path, name, **kw):
     return X.fit_rounds(AMERICAN, rounds=2, games=30, seed=3, ridge=10.0, path=tmp_path / name, **kw)
 
 
+@pytest.mark.slow
 def test_an_interrupted_fit_resumes_to_the_weights_of_an_uninterrupted_one(tmp_path):
     whole = _fit(tmp_path, "whole.npz")
     assert whole["rounds"] == 2 and len(whole["round_means"]) == 2
@@ -135,6 +139,7 @@ def test_an_interrupted_fit_resumes_to_the_weights_of_an_uninterrupted_one(tmp_p
                                   X.load_weights(AMERICAN, tmp_path / "whole.npz"))
 
 
+@pytest.mark.slow
 def test_bad_fits_and_files_are_refused_with_the_reason(tmp_path):
     _fit(tmp_path, "w.npz")
     with pytest.raises(ValueError, match="other settings"):

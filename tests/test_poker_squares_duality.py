@@ -30,6 +30,7 @@ def _slow_key(cards, placed, is_col):
     return ((((placed * 2 + is_col) * 5 + len(cards)) * 60 + pattern) * 2 + flush_ok) * 2 + straight_ok
 
 
+@pytest.mark.slow
 def test_line_key_matches_the_documented_key():
     assert line_key_v1(np.array([4 * 5 + 2, 4 * 5 + 0, 4 * 7 + 1, 0, 0]), 3, 7, 1) == 18744
     rng = np.random.default_rng(3)
@@ -86,6 +87,7 @@ def _brute_force(weights, allowed):
 
 
 @pytest.mark.parametrize("seed", range(4))
+@pytest.mark.slow
 def test_partition_program_is_exact_on_restricted_families(seed):
     # Allowed sets: the lines of every grid made by permuting the cards of 5 cells of the identity grid
     # (so arrangements from rows of one grid and columns of another are possible too); the rest weigh -1000.
@@ -131,6 +133,7 @@ def _slow_penalty_sum(deal, grid_positions, values, scale, by_cell):
 
 
 @pytest.mark.parametrize("by_cell", [True, False])
+@pytest.mark.slow
 def test_line_penalties_sum_to_the_penalty_of_the_definition(by_cell):
     values = load_penalty_values("american")
     assert values.shape == (NUM_KEYS,)
@@ -146,6 +149,7 @@ def test_line_penalties_sum_to_the_penalty_of_the_definition(by_cell):
             assert total == pytest.approx(_slow_penalty_sum(deal, grid, values, 0.7, by_cell), abs=1e-8)
 
 
+@pytest.mark.slow
 def test_penalty_has_mean_zero_unless_the_policy_looks_ahead():
     # A grid drawn before the deal never looks ahead: its mean total penalty over random deals is 0.
     # Annealed arrangements are chosen knowing every card: they must pay a clearly positive mean.

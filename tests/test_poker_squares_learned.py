@@ -55,6 +55,7 @@ def _random_states(count, seed):
     return states
 
 
+@pytest.mark.slow
 def test_line_key_matches_the_plain_definition_on_100k_lines():
     states = _random_states(10_000, 1)
     for st in states:

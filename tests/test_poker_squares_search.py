@@ -86,6 +86,7 @@ def test_expectimax_matches_a_plain_two_ply_reference():
 
 @pytest.mark.parametrize("depth, placed, known", [(3, 20, 0), (3, 21, 1), (3, 19, 2), (3, 22, 0), (3, 23, 0),
                                                   (4, 21, 0), (4, 20, 2), (4, 22, 0), (4, 23, 0)])
+@pytest.mark.slow
 def test_deep_expectimax_matches_a_plain_reference(depth, placed, known):
     """Unpruned three and four plies against the definition; ``known`` of the next cards are already dealt."""
     values = np.random.default_rng(5).normal(size=L.NUM_KEYS)
@@ -108,6 +109,7 @@ def test_deep_expectimax_matches_a_plain_reference(depth, placed, known):
 
 
 @pytest.mark.parametrize("depth, placed", [(2, 14), (2, 22), (3, 21)])
+@pytest.mark.slow
 def test_expectimax_with_the_cross_line_correction_matches_the_reference(depth, placed):
     values = np.random.default_rng(10).normal(size=L.NUM_KEYS)
     weights = np.random.default_rng(11).normal(size=(X.NUM_PLACED, X.NUM_FEATURES))
@@ -130,6 +132,7 @@ def test_expectimax_with_the_cross_line_correction_matches_the_reference(depth, 
         S.expectimax_values(st, 0, cfg, HAND_TABLE, values, cands, weights=np.zeros((26, 5)))
 
 
+@pytest.mark.slow
 def test_deep_values_grow_with_the_width():
     """Each next card's best cell is taken over more cells as the width grows, so no value can fall."""
     values = np.random.default_rng(6).normal(size=L.NUM_KEYS)
@@ -147,6 +150,7 @@ def test_deep_values_grow_with_the_width():
 
 
 @pytest.mark.parametrize("depth", [2, 3, 4])
+@pytest.mark.slow
 def test_expectimax_over_batches_of_next_cards_averages_to_the_exact_values(depth):
     """The time-budgeted agent weighs batch means by batch size: all batches together give the exact values."""
     values = np.random.default_rng(8).normal(size=L.NUM_KEYS)
@@ -186,6 +190,7 @@ def small_table(tmp_path_factory):
     return str(path)
 
 
+@pytest.mark.slow
 def test_search_agents_beat_greedy_on_the_same_deals(small_table):
     game = pyspiel.load_game("poker_squares")
     the_deals = deals(11, 60)
@@ -207,6 +212,7 @@ def test_expectimax_time_budget_per_game_is_kept(small_table):
         make_bot(game, "expectimax", seed=2, table=small_table, depth=3, deepen_at=26)
 
 
+@pytest.mark.slow
 def test_expectimax_searches_one_ply_less_before_deepen_at(small_table):
     """Three plies from 25 cards on (never) play as two plies; deepening late changes only late moves."""
     game = pyspiel.load_game("poker_squares")
@@ -220,6 +226,7 @@ def test_expectimax_searches_one_ply_less_before_deepen_at(small_table):
 
 
 @pytest.mark.parametrize("share", ["even", "cells"])
+@pytest.mark.slow
 def test_mc_time_budget_per_game_is_kept(small_table, share):
     game = pyspiel.load_game("poker_squares")
     bot = make_bot(game, "mc", seed=2, table=small_table, policy="learned", seconds_per_game=0.5, share=share,
@@ -228,6 +235,7 @@ def test_mc_time_budget_per_game_is_kept(small_table, share):
     assert np.all(result["seconds"] < 1.0) and np.all(result["scores"] >= 0)
 
 
+@pytest.mark.slow
 def test_mc_blending_in_only_three_plies_plays_as_expectimax_deep(small_table):
     game = pyspiel.load_game("poker_squares")
     the_deals = deals(16, 3)

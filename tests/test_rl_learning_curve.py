@@ -62,6 +62,7 @@ def test_evaluation_is_greedy_and_leaves_the_learner_unchanged():
         assert action == best and probs[best] == 1.0
 
 
+@pytest.mark.slow
 def test_self_play_training_beats_random_after_a_modest_budget():
     # Checked on trial seeds 0..4 at 3,000 episodes: the pooled 95% CI lower bound was 11..45 points.
     rows = R.run_trial(params(episodes=3000, checkpoints=1, eval_deals=200, opponents=["random"]),

@@ -58,6 +58,7 @@ def test_the_loss_ignores_the_heuristic_s_transitions():
     assert found == pytest.approx(expected, rel=1e-5)
 
 
+@pytest.mark.slow
 def test_ppo_plays_the_heuristic_in_exactly_its_seats_and_resumes_exactly(tmp_path):
     pytest.importorskip("optax")
     from gamut.solvers.rl.checkpoint import load_checkpoint, save_checkpoint

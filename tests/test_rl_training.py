@@ -47,6 +47,7 @@ def _same(a: dict, b: dict) -> None:
     pytest.param("ppo", "palace_poker(players=3)", TINY_PPO, marks=pytest.mark.slow),
     ("nfsp", SMALL_POKE, TINY_NFSP),
 ])
+@pytest.mark.slow
 def test_resume_from_a_checkpoint_gives_the_parameters_of_an_uninterrupted_run(algorithm, game, overrides, tmp_path):
     # The run is checkpointed after two updates and goes on; a second process resumes from the checkpoint.
     straight = make_trainer(algorithm, game, 7, overrides)
@@ -99,6 +100,7 @@ def _record_gae_inputs(monkeypatch) -> list:
                                   "poker_squares(variant=open,scoring=english)",
                                   # High cards score here, so the empty grid's 50 points must not be paid twice.
                                   "poker_squares(scoring=5;6;7;8;9;10;11;12;13;14)"])
+@pytest.mark.slow
 def test_score_rewards_pay_each_game_its_return_as_it_is_scored(game, monkeypatch):
     seen = _record_gae_inputs(monkeypatch)
     trainer = make_trainer("ppo", game, 4,
@@ -126,6 +128,7 @@ def test_score_rewards_are_refused_where_no_running_score_sums_to_the_return(gam
         make_trainer("ppo", game, 0, {**TINY_PPO, **overrides})
 
 
+@pytest.mark.slow
 def test_the_reward_scale_divides_the_rewards_and_defaults_to_the_largest_utility(monkeypatch):
     from gamut.solvers.rl.ppo import PPOConfig
 

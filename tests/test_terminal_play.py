@@ -81,6 +81,7 @@ def test_bad_seat_is_rejected():
         PlaySession(pyspiel.load_game("kuhn_poker"), human=5)
 
 
+@pytest.mark.slow
 def test_play_through_a_pseudo_terminal_with_ctrl_d_exit():
     child = pexpect.spawn(GAMUT, ["play", "kuhn_poker", "--seed", "3"], encoding="utf-8", timeout=60)
     child.expect("Type 'help' for commands")
@@ -340,6 +341,7 @@ def test_hand_words_names_the_category():
     assert hand_words(mask) == "2c 9h 9s Kc Kd (two pair)"
 
 
+@pytest.mark.slow
 def test_up_recalls_the_last_line_and_tab_completes_at_a_terminal():
     child = pexpect.spawn(GAMUT, ["play", "kuhn_poker", "--seed", "3"], encoding="utf-8", timeout=60)
     child.expect("Your move")

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from gamut.experiments.terminal_play import HELP
 
@@ -76,6 +77,7 @@ def check_illegal_move_changes_nothing(term: Terminal, move: str, explanation: s
     assert term.send("board") == before
 
 
+@pytest.mark.slow
 def test_poker_dice_session_to_the_end_with_undo():
     term = Terminal("play", "poker_dice(variant=yacht12,players=1)", "--seed", "1")
     screen = term.screen
@@ -104,6 +106,7 @@ def test_poker_dice_session_to_the_end_with_undo():
     assert "[" not in sheet and " . " not in sheet  # every box filled
 
 
+@pytest.mark.slow
 def test_gamut_dice_play_starts_the_same_session():
     term = Terminal("dice", "play", "--variant", "yacht12", "--seed", "1")
     shared = Terminal("play", "poker_dice(variant=yacht12,players=1)", "--seed", "1")
@@ -116,6 +119,7 @@ def test_gamut_dice_play_starts_the_same_session():
         assert t.exitstatus == 0
 
 
+@pytest.mark.slow
 def test_poker_squares_session_to_the_end_with_undo():
     term = Terminal("play", "poker_squares", "--seed", "5")
     screen = term.screen
@@ -146,6 +150,7 @@ def test_poker_squares_session_to_the_end_with_undo():
     assert "|     |" not in grid  # all 25 cells filled
 
 
+@pytest.mark.slow
 def test_poke_session_refuses_undo_and_leaves_on_ctrl_d():
     term = Terminal("play", "poke", "--seed", "4")
     screen = term.screen
@@ -163,6 +168,7 @@ def test_poke_session_refuses_undo_and_leaves_on_ctrl_d():
     assert term.exitstatus == 0
 
 
+@pytest.mark.slow
 def test_palace_poker_session_refuses_undo_and_leaves_on_ctrl_d():
     term = Terminal("play", "palace_poker", "--seed", "4")
     screen = term.screen
