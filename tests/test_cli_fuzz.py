@@ -217,6 +217,7 @@ def test_bad_input_needing_the_game_is_refused(argv, flag, workspace, capsys):
     (["squares", "eval", "--agent", "random", "--deals", "99999999999999"], "--deals"),
     (["poke", "match", "--agents", "heuristic", "heuristic", "--game", "nosuchgame"], "--game"),
 ])
+@pytest.mark.slow
 def test_the_installed_entry_point_refuses_bad_input(argv, flag, tmp_path):
     result = subprocess.run([GAMUT, *argv], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert result.returncode == 2
