@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from pathlib import Path
 
 from gamut.experiments.provenance import REPO_ROOT
@@ -71,6 +72,29 @@ def _kernel_environment(profile: str, root: Path):
                 os.environ[name] = value
 
 
+@contextlib.contextmanager
+def _kernel_transport():
+    """Traitlets config of the kernel managers: Unix sockets in a private temporary folder (POSIX).
+
+    Over TCP, the default, every kernel warns on stderr that its traffic is
+    unencrypted, once per notebook, across the progress of ``gamut reproduce``;
+    sockets in a folder only this user can open need no encryption. The folder
+    (and the sockets the kernel managers leave) is removed afterwards. On
+    Windows, which has no IPC transport, the kernels keep TCP.
+    """
+    from traitlets.config import Config
+
+    config = Config()
+    if os.name != "posix":
+        yield config
+        return
+    with tempfile.TemporaryDirectory(prefix="gamut-kernel-") as folder:
+        config.KernelManager.transport = "ipc"
+        # The sockets are <ip>-1 .. <ip>-5; without an ip they would be created in the working directory.
+        config.KernelManager.ip = os.path.join(folder, "kernel")
+        yield config
+
+
 def notebooks_destination(profile: str, results_root: str | os.PathLike) -> Path:
     """Where :func:`execute_notebooks` writes: the checkout's ``notebooks/`` for its own full results, else a copy.
 
@@ -102,12 +126,12 @@ def execute_notebooks(profile: str, results_root: str | os.PathLike, notebooks: 
     root = Path(results_root).resolve()
     destination = notebooks_destination(profile, root)
     written = []
-    with _kernel_environment(profile, root):
+    with _kernel_environment(profile, root), _kernel_transport() as config:
         for path in paths:
             if on_start:
                 on_start(path)
             notebook = nbformat.read(path, as_version=4)
-            NotebookClient(notebook, timeout=timeout, kernel_name="python3",
+            NotebookClient(notebook, timeout=timeout, kernel_name="python3", config=config,
                            resources={"metadata": {"path": str(path.parent)}}).execute()
             destination.mkdir(parents=True, exist_ok=True)
             out = destination / path.name
