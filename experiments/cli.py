@@ -18,6 +18,7 @@ from importlib.metadata import version
 from gamut.experiments.cli_output import announce_compiling
 from gamut.experiments.commands import command_modules
 from gamut.experiments.validate import harden_numbers
+from gamut.solvers.atomic_file import FileWriteError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
         status = args.handler(args)
     except ValueError as err:
         # Library code raises ValueError for bad user input; show it without a traceback.
+        print(f"gamut {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except FileWriteError as err:
+        # A full disk or a folder gone read-only mid-run: the previous file is intact and no temporary is left.
         print(f"gamut {args.command}: error: {err}", file=sys.stderr)
         return 2
     except MemoryError:

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from gamut.solvers.atomic_file import write_atomically
+
 JOURNAL = "trials.jsonl"
 RUN_MANIFEST = "run.json"
 METADATA = "metadata.json"
@@ -133,10 +135,8 @@ class ResultsWriter:
 
 
 def write_json(path: Path, payload: dict) -> None:
-    """Write JSON atomically (temporary file, then rename)."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n")
-    os.replace(tmp, path)
+    """Write JSON atomically (temporary file, then rename; none left behind when the write fails)."""
+    write_atomically(path, (json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n").encode())
 
 
 def read_json(path: Path) -> dict:

@@ -4,8 +4,9 @@ One ``.npz`` archive (read with ``allow_pickle=False``) holds the arrays and a
 JSON header. The header records the SHA-256 digest of every array and, in
 ``header_sha256``, the digest of the header itself (the array digests
 included), so an edited count or configuration in the header is caught like a
-changed array. A file is written to a temporary name and renamed into place:
-a kill while writing leaves the previous file intact.
+changed array. A file is written whole or not at all
+(:func:`gamut.solvers.atomic_file.write_atomically`): a kill or a full disk
+while writing leaves the previous file intact and no temporary file behind.
 
     >>> import numpy as np, tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "run.npz")
@@ -24,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from gamut.solvers.atomic_file import write_atomically
+
 
 def array_digest(array: np.ndarray) -> str:
     """SHA-256 of an array's dtype, shape and bytes."""
@@ -39,16 +42,14 @@ def header_digest(header: dict) -> str:
 
 
 def write_hashed_npz(path: str | os.PathLike, header: dict, arrays: dict, header_key: str = "__header__") -> Path:
-    """Write ``arrays`` and ``header`` (plus every digest) to ``path`` atomically; return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``arrays`` and ``header`` (plus every digest) to ``path`` atomically; return the path.
+
+    A failed write raises :class:`gamut.solvers.atomic_file.FileWriteError` naming the file.
+    """
     header = {**header, "digests": {name: array_digest(a) for name, a in arrays.items()}}
     header["header_sha256"] = header_digest(header)
-    temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("wb") as handle:
-        np.savez(handle, **{header_key: np.array(json.dumps(header))}, **arrays)
-    os.replace(temporary, path)
-    return path
+    return write_atomically(path, lambda handle: np.savez(handle, **{header_key: np.array(json.dumps(header))},
+                                                          **arrays))
 
 
 def read_npz_with_header(path: str | os.PathLike, what: str, header_key: str = "__header__",

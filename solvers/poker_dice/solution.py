@@ -26,6 +26,7 @@ from gamut.envs.poker_dice.scorecard import (
     AUX_BANK, Variant, VariantTables, box_names, compile_variant, make_variant,
 )
 from gamut.envs.poker_dice.scoring import allowed_boxes, current_stage, record
+from gamut.solvers.atomic_file import write_atomically
 from gamut.solvers.poker_dice.dp import (
     StateLayout, keep_expectations, solve_values, state_layout, turn_levels,
 )
@@ -178,9 +179,6 @@ def solve(name: str, joker: str = "free", cache_dir: str | Path | bool | None = 
     layout, values = solve_values(tables)
     seconds = time.perf_counter() - start
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp.npy")
-        np.save(temporary, values)
-        temporary.replace(path)  # atomic: a reader never sees half a table
+        write_atomically(path, lambda handle: np.save(handle, values))  # a reader never sees half a table
     return DiceSolution(variant, tables, layout, values, seconds, False)
 

@@ -14,12 +14,12 @@ Tables live under ``results/poker_squares/`` and are named by point system:
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from pathlib import Path
 
 import numpy as np
 
+from gamut.solvers.atomic_file import write_atomically
 from gamut.solvers.poker_squares.learned import NUM_KEYS, TABLE_VERSION, train_games
 
 CHUNK = 100_000
@@ -51,9 +51,7 @@ def stream_seed(seed: int, index: int) -> int:
 
 def save_npz(path: Path, **arrays) -> None:
     """Write ``arrays`` to ``path`` atomically (a checkpoint is never left half written)."""
-    tmp = path.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, **arrays)
-    os.replace(tmp, path)
+    write_atomically(path, lambda handle: np.savez_compressed(handle, **arrays))
 
 
 def load_npz(path: Path, required: tuple[str, ...] = (), what: str = ".npz file") -> dict[str, np.ndarray]:

@@ -24,12 +24,14 @@ exploitability of the policy is added.
 from __future__ import annotations
 
 import csv
+import io
 import os
 import time
 from pathlib import Path
 
 import numpy as np
 
+from gamut.solvers.atomic_file import write_atomically
 from gamut.solvers.rl.checkpoint import (CHECKPOINT_FORMAT, RLFileError, load_checkpoint, read_verified,
                                         save_checkpoint, save_weights)
 from gamut.solvers.rl.evaluation import exact_exploitability, play_against, uses_info_state
@@ -199,10 +201,9 @@ def _save_weights(path: Path, trainer, evaluation: dict, history: list[dict], op
 
 
 def _write_curve(path: Path, history: list[dict]) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CURVE_FIELDS)
-        writer.writeheader()
-        for row in history:
-            writer.writerow({k: ("" if row.get(k) is None else row[k]) for k in CURVE_FIELDS})
-    os.replace(temporary, path)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=CURVE_FIELDS)
+    writer.writeheader()
+    for row in history:
+        writer.writerow({k: ("" if row.get(k) is None else row[k]) for k in CURVE_FIELDS})
+    write_atomically(path, text.getvalue().encode())
