@@ -4,7 +4,9 @@
 (an unknown flag, a malformed game string, an illegal option value, an output
 path that cannot be written) prints a message naming the flag and what is
 allowed and exits with status 2 before any work, writing nothing; the checks
-are shared by every subcommand (``gamut.experiments.validate``).
+are shared by every subcommand (``gamut.experiments.validate``). A flag that
+takes one value may be given once: a second ``--agents`` is refused rather
+than silently replacing the first (:class:`GamutParser`).
 """
 
 from __future__ import annotations
@@ -21,9 +23,37 @@ from gamut.experiments.validate import harden_numbers
 from gamut.solvers.atomic_file import FileWriteError
 
 
+# Actions meant to be given again: each occurrence adds to the value rather than replacing it.
+REPEATABLE = (argparse._AppendAction, argparse._AppendConstAction, argparse._CountAction, argparse._ExtendAction)
+
+
+class GamutParser(argparse.ArgumentParser):
+    """An ArgumentParser that refuses a single-valued flag given twice.
+
+    Plain argparse keeps the last of ``--agents a b --agents c d``, so a
+    mistyped command line runs with half of what was asked. Flags whose action
+    appends or counts (``--set``, ``--option``) stay repeatable. Subparsers are
+    of the same class, so every subcommand gets the check.
+    """
+
+    def _parse_known_args(self, arg_strings, namespace, *args, **kwargs):
+        # The flags given in this parse; a subcommand's parser keeps its own set.
+        self._given = set()
+        return super()._parse_known_args(arg_strings, namespace, *args, **kwargs)
+
+    def _get_values(self, action, arg_strings):
+        # argparse calls this once for every occurrence of a flag on the command line (never for defaults).
+        if action.option_strings and not isinstance(action, REPEATABLE):
+            if action in self._given:
+                self.error(f"argument {'/'.join(action.option_strings)}: given more than once; "
+                           "it takes a single value, so give it once")
+            self._given.add(action)
+        return super()._get_values(action, arg_strings)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with every subcommand registered."""
-    parser = argparse.ArgumentParser(
+    parser = GamutParser(
         prog="gamut",
         description=(
             "Game AI toolkit for Poke, poker dice, Palace Poker and Poker Squares: "
