@@ -39,14 +39,27 @@ ANY_GAME = "*"
 GENERIC_TABLE = "gamut.solvers.agents"
 
 
+# Ceilings of an agent's budget options: far above any strength the experiments use, far below a
+# search that never answers (ISMCTS with 10**15 iterations was still on its first move after 20 s).
+MAX_ITERATIONS_PER_MOVE = 10**6
+MAX_SECONDS_PER_MOVE = 600.0
+MAX_SECONDS_PER_GAME = 3600.0
+
+
+def _number(value: float) -> str:
+    """``1,000,000`` for an int, ``600`` or ``0.5`` for a float."""
+    return format(value, ",g" if isinstance(value, float) else ",")
+
+
 @dataclass(frozen=True)
 class Option:
-    """A keyword option of an agent: its type, default and meaning."""
+    """A keyword option of an agent: its type, default, meaning and, for a budget, its ``maximum``."""
 
     type: type
     default: object
     help: str
     required: bool = False
+    maximum: float | None = None
 
     def check(self, bot: str, name: str, value):
         if self.type is float and isinstance(value, int) and not isinstance(value, bool):
@@ -55,6 +68,9 @@ class Option:
             raise ValueError(
                 f"agent {bot!r} option {name!r} takes {self.type.__name__}, got {value!r}"
             )
+        # Written so that NaN fails too.
+        if self.maximum is not None and not value <= self.maximum:
+            raise ValueError(f"agent {bot!r} option {name!r} takes at most {_number(self.maximum)}, got {value!r}")
         return value
 
 
@@ -181,6 +197,7 @@ def describe_bots(game: pyspiel.Game | str) -> str:
         lines.append(f"{name}: {spec.description}")
         for opt_name, opt in spec.options.items():
             default = "required" if opt.required else f"default {opt.default!r}"
+            default += "" if opt.maximum is None else f", at most {_number(opt.maximum)}"
             lines.append(f"    {opt_name} ({opt.type.__name__}, {default}): {opt.help}")
     return "\n".join(lines)
 

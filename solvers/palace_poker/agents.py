@@ -15,7 +15,7 @@ defaults are repeated here as the agent's option defaults
 
 from __future__ import annotations
 
-from gamut.solvers.bots import Option, register_bot
+from gamut.solvers.bots import MAX_ITERATIONS_PER_MOVE, MAX_SECONDS_PER_MOVE, Option, register_bot
 from gamut.solvers.palace_poker.heuristic import DEFAULTS
 
 DEFAULT_ITERATIONS = 300
@@ -46,10 +46,11 @@ register_bot(
     "gamut.solvers.palace_poker.search:PalaceISMCTSBot",
     "information-set MCTS (solvers.ismcts) with Numba play-outs of the heuristic (or random) at every seat",
     {
-        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)"),
-        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations"),
+        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)",
+                             maximum=MAX_ITERATIONS_PER_MOVE),
+        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations", maximum=MAX_SECONDS_PER_MOVE),
         "uct_c": Option(float, DEFAULT_UCT_C, "UCB exploration constant, in units of the observed payoff spread"),
         "rollout": Option(str, "heuristic", "play-out policy of every seat: heuristic or random"),
-        "rollouts": Option(int, 1, "play-outs averaged per leaf"),
+        "rollouts": Option(int, 1, "play-outs averaged per leaf", maximum=MAX_ITERATIONS_PER_MOVE),
     },
 )

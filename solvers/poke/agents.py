@@ -17,7 +17,7 @@ policies. The option defaults here are the agents' defaults
 from __future__ import annotations
 
 from gamut.envs.poke.game import SMALL_EXACT_PARAMS
-from gamut.solvers.bots import Option, register_bot
+from gamut.solvers.bots import MAX_ITERATIONS_PER_MOVE, Option, register_bot
 from gamut.solvers.poke.heuristic import DEFAULT_PARAMS, PARAM_NAMES
 
 DEFAULT_TRICK_VALUE = 34.0  # as gamut.solvers.poke.policies.DEFAULT_TRICK_VALUE
@@ -84,12 +84,13 @@ register_bot(
     "ISMCTS over the current deal (solvers.ismcts) with compiled heuristic play-outs; deal valued above the "
     "line plus trick_value per point below",
     {
-        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move"),
+        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move", maximum=MAX_ITERATIONS_PER_MOVE),
         "uct_c": Option(float, DEFAULT_UCT_C, "UCB exploration constant, in units of the observed payoff spread"),
         "trick_value": Option(float, DEFAULT_TRICK_VALUE, "above-the-line value of a below-the-line point"),
         "playout": Option(str, "heuristic", "play-out policy: heuristic, random"),
         "opponent": Option(str, "heuristic", "opponent inside the search: heuristic (a model) or search "
                                              "(its own nodes)"),
-        "rollouts": Option(int, DEFAULT_ROLLOUTS, "compiled play-outs averaged per leaf"),
+        "rollouts": Option(int, DEFAULT_ROLLOUTS, "compiled play-outs averaged per leaf",
+                           maximum=MAX_ITERATIONS_PER_MOVE),
     },
 )

@@ -16,7 +16,7 @@ no variant and imports no network.
 
 from __future__ import annotations
 
-from gamut.solvers.bots import Option, register_bot
+from gamut.solvers.bots import MAX_ITERATIONS_PER_MOVE, Option, register_bot
 from gamut.solvers.rl.checkpoint import holds_value_network
 from gamut.solvers.rl.shipped import shipped_path, shipped_weights
 
@@ -62,7 +62,7 @@ register_bot(
     "poker_dice",
     "gamut.solvers.search.mcts_bot:make_mcts_bot",
     "OpenSpiel's Python MCTS (UCT constant 2, one random roll-out per leaf)",
-    {"simulations": Option(int, 200, "simulations per move")},
+    {"simulations": Option(int, 200, "simulations per move", maximum=MAX_ITERATIONS_PER_MOVE)},
 )
 
 register_bot(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import pyspiel
 
-from gamut.solvers.bots import Option, register_bot
+from gamut.solvers.bots import MAX_ITERATIONS_PER_MOVE, MAX_SECONDS_PER_GAME, Option, register_bot
 
 _GRID_BOTS = "gamut.solvers.poker_squares.grid_bots"
 _NET_BOTS = "gamut.solvers.poker_squares.net_bots"
@@ -52,15 +52,17 @@ def _expectimax_options(depth: int, keep: int, crossline: bool = False) -> dict:
         "keep": Option(int, keep, "with depth 3 or 4: only the cells two plies rank highest, this many (0: all)"),
         "deepen_at": Option(int, 0, "cards on the grid from which the full depth is searched (one ply less before)"),
         "seconds_per_game": Option(float, 0.0, "time budget per game: sample the next card until each move's "
-                                   "share runs out (0: every next card, exact)"),
+                                   "share runs out (0: every next card, exact)", maximum=MAX_SECONDS_PER_GAME),
     }
 
 
 def _mc_options(seconds: float, policy: str, depth: int, keep: int, blend: float, crossline: bool = False) -> dict:
     return {
         "table": TABLE_OPTION,
-        "simulations": Option(int, 100, "rollouts per candidate cell and move (when seconds_per_game is 0)"),
-        "seconds_per_game": Option(float, seconds, "time budget per game in seconds (0: use simulations)"),
+        "simulations": Option(int, 100, "rollouts per candidate cell and move (when seconds_per_game is 0)",
+                              maximum=MAX_ITERATIONS_PER_MOVE),
+        "seconds_per_game": Option(float, seconds, "time budget per game in seconds (0: use simulations)",
+                                   maximum=MAX_SECONDS_PER_GAME),
         "policy": Option(str, policy, "rollout policy: 'greedy' (the game's greedy kernel) or 'learned'"),
         "depth": Option(int, depth, "placements per rollout before the learned table values the grid "
                         "(-1: to the end)"),
@@ -111,5 +113,6 @@ register_bot("net_search", "poker_squares", f"{_NET_BOTS}:NetSearchBot",
              "two-ply expectimax over every next card (or those a time budget allows) on the value network",
              {"weights": NET_WEIGHTS_OPTION,
               "seconds_per_game": Option(float, 0.0, "time budget per game: sample the next cards until each "
-                                         "move's share runs out (0: every next card, exact)")},
+                                         "move's share runs out (0: every next card, exact)",
+                                         maximum=MAX_SECONDS_PER_GAME)},
              supports=refuse_open)
