@@ -289,8 +289,8 @@ def test_the_agent_table_defaults_agree_with_the_search_and_the_policies():
     from gamut.solvers.poke.policies import DEFAULT_TRICK_VALUE
     from gamut.solvers.poke.search import OPPONENT_MODELS, PLAYOUTS
 
-    specs = bot_specs("poke")
-    ismcts = specs["ismcts"].options
-    assert ismcts["trick_value"].default == specs["cfr"].options["trick_value"].default == DEFAULT_TRICK_VALUE
+    ismcts = bot_specs("poke")["ismcts"].options
+    cfr = bot_specs(pyspiel.load_game("poke", SMALL_EXACT_PARAMS))["cfr"].options
+    assert ismcts["trick_value"].default == cfr["trick_value"].default == DEFAULT_TRICK_VALUE
     assert ismcts["playout"].default == PLAYOUTS[0] and ", ".join(PLAYOUTS) in ismcts["playout"].help
     assert ismcts["opponent"].default == OPPONENT_MODELS[0]
