@@ -6,8 +6,8 @@ agents alike::
 
     >>> import pyspiel
     >>> bot = make_bot(pyspiel.load_game("kuhn_poker"), "random", player=0, seed=3)
-    >>> sorted(bot_names(pyspiel.load_game("kuhn_poker")))[:1]
-    ['random']
+    >>> "random" in bot_names("kuhn_poker")
+    True
 
 Every function that takes a game takes a ``pyspiel.Game`` or a game string
 (``make_bot("poke", "ismcts")``), loaded by :func:`gamut.envs.loading.load_game`.
