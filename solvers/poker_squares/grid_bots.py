@@ -190,10 +190,16 @@ class ExpectimaxBot(SquaresBot):
             self._left = self._seconds
         cands = np.empty(K.NUM_CELLS, np.int64)
         cands = cands[:S.candidate_cells(work, self._player, cands)]
+        depth = self._depth if placed >= self._deepen_at else max(self._depth - 1, 2)
         if len(cands) == 1:
+            if placed == 0:
+                # Every cell of the empty grid is alike: the move is forced, but a hint shows what the
+                # game is worth. Valued outside the time budget and the generator, so play is unchanged.
+                value = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands, depth,
+                                            self._width, S.next_cards(work, self._player), self._weights)
+                self.last_values = [(int(cands[0]), float(value[0]))]
             return int(cands[0])
         started = time.perf_counter()
-        depth = self._depth if placed >= self._deepen_at else max(self._depth - 1, 2)
         if depth > 2 and 0 < self._keep < len(cands):
             # The deeper search only for the cells two plies rank highest (stable: ties keep cell order).
             ranked = S.expectimax_values(work, self._player, self._cfg, HAND_TABLE, self._values, cands,
