@@ -6,7 +6,7 @@ Two kinds of check live here, shared by every subcommand:
 
 - argparse ``type=`` functions (:func:`whole`, :func:`real`, :func:`seed`,
   :func:`memory_count`, :func:`output_file`, :func:`output_folder`,
-  :func:`input_file`), which argparse runs while parsing, so their message
+  :func:`output_root`, :func:`input_file`), which argparse runs while parsing, so their message
   comes out as ``argument --deals: ...``;
 - checks of values that depend on each other or on the game
   (:func:`check_output`, :func:`load_game_flag`, :func:`check_agent`,
@@ -31,9 +31,24 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import tempfile
+import time
 from pathlib import Path
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+# Ceilings of the work one command may be asked for, each named in its flag's help. They sit far above
+# every run of the experiments; beyond them a command would not return in any useful time on a
+# workstation, so a typo (an exponent too many) is refused instead of running for years.
+MAX_SECONDS = 3600.0
+"""A time budget per game, move or deal: at most an hour."""
+MAX_ITERATIONS = 10**9
+"""Iterations of a solver (CFR, MCCFR, a sampled best response): Leduc CFR+ at its benchmark rate of about
+3,900 a second (``results/benchmarks/cfr.jsonl``, 2 cores) takes three days for this many."""
+MAX_STEPS = 10**10
+"""Decisions, games or positions of a resumable training run (checkpointed as it goes)."""
+LONG_RUN_SECONDS = 3600.0
+"""A solver run expected to take longer than this needs a checkpoint, so a stop does not lose it."""
 
 
 def whole(low: int = 0, high: int = INT64_MAX):
@@ -124,21 +139,75 @@ def memory_count(bytes_each: int, low: int = 1):
     return parse
 
 
+def duration(seconds: float) -> str:
+    """``seconds`` in the unit a person reads best: ``'40 seconds'``, ``'3.2 hours'``, ``'12,000 years'``."""
+    for unit, size in (("year", 365.25 * 86400), ("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        if seconds >= size or unit == "second":
+            shown = f"{seconds / size:,.1f}" if seconds < 100 * size else f"{seconds / size:,.0f}"
+            shown = shown.removesuffix(".0")
+            return f"{shown} {unit}{'' if shown == '1' else 's'}"
+    raise AssertionError("unreachable")
+
+
+def measured_rate(run, seconds: float = 0.25) -> float:
+    """Iterations a second of ``run(n)`` (a throwaway solver's), timed for about ``seconds`` after a warm-up call."""
+    run(1)  # loads or compiles the kernels, which a rate must not count
+    done, chunk, start = 0, 1, time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        run(chunk)
+        done += chunk
+        chunk *= 2
+    return done / elapsed
+
+
+def check_long_run(iterations: int, per_second: float, rate: str, flag: str, checkpoint_flag: str) -> None:
+    """Refuse ``iterations`` expected to take over :data:`LONG_RUN_SECONDS` at ``per_second`` (described by ``rate``).
+
+    Called when no checkpoint is written: the ValueError says how long the run
+    would take, that ``checkpoint_flag`` makes it resumable, and the most
+    iterations that fit the limit.
+    """
+    seconds = iterations / per_second
+    if seconds > LONG_RUN_SECONDS:
+        raise ValueError(f"{flag} {iterations:,} would take about {duration(seconds)} at {rate}: a run over "
+                         f"{duration(LONG_RUN_SECONDS)} needs {checkpoint_flag} PATH so that it can be resumed "
+                         f"(or ask for at most {int(LONG_RUN_SECONDS * per_second):,})")
+
+
 def _span(low: int, high: int) -> str:
     return f"{'-2**63' if low == INT64_MIN else low}..{'2**63-1' if high == INT64_MAX else high}"
+
+
+def _creation_problem(folder: Path, make_folder: bool) -> str | None:
+    """Why a file (a folder when ``make_folder``) cannot be created in ``folder``, or None when it can.
+
+    The answer comes from creating one and removing it at once: ``os.access``
+    says yes to root under ``/proc`` and ``/sys``, where creating anything fails.
+    """
+    try:
+        if make_folder:
+            os.rmdir(tempfile.mkdtemp(prefix=".gamut-probe-", dir=folder))
+        else:
+            handle, name = tempfile.mkstemp(prefix=".gamut-probe-", dir=folder)
+            os.close(handle)
+            os.unlink(name)
+    except OSError as err:
+        return f"creating a {'folder' if make_folder else 'file'} in {folder} fails: {err.strerror or err}"
+    return None
 
 
 def output_problem(path: str | os.PathLike, folder: bool = False) -> str | None:
     """Why ``path`` cannot be written (as a file, or a folder when ``folder``), or None if it can.
 
-    Nothing is created: a missing parent folder is fine when the nearest
-    existing one is a folder this process may write in (the commands create
-    the rest). An existing file also needs a writable folder, since files are
-    replaced atomically through a temporary file beside them.
+    A missing parent folder is fine when the nearest existing one is a folder
+    this process may create it in (the commands create the rest). An existing
+    file also needs a writable folder, since files are replaced atomically
+    through a temporary file beside them. Writability is tried by creating a
+    file (or folder) there and removing it, so nothing is left behind.
     """
     if str(path) == "":
         return "is empty"
-    target = Path(path)
+    target = Path(path).absolute()
     if target.exists():
         if folder and not target.is_dir():
             return "is a file, not a folder"
@@ -146,16 +215,18 @@ def output_problem(path: str | os.PathLike, folder: bool = False) -> str | None:
             return "is a folder, not a file"
         if not os.access(target, os.W_OK | (os.X_OK if folder else 0)):
             return "is not writable"
-        if folder:
-            return None
-    ancestor = target.absolute().parent
+        problem = _creation_problem(target if folder else target.parent, make_folder=False)
+        return None if problem is None else f"is not writable: {problem}"
+    ancestor = target.parent
     while not ancestor.exists():
         ancestor = ancestor.parent
     if not ancestor.is_dir():
-        return f"cannot be created: {ancestor} is a file, not a folder"
+        return f"cannot be created: {ancestor} is not a folder (it is a file)"
     if not os.access(ancestor, os.W_OK | os.X_OK):
         return f"cannot be created: the folder {ancestor} is not writable"
-    return None
+    # What the command creates in the nearest existing folder: the output itself, or the first missing folder.
+    problem = _creation_problem(ancestor, make_folder=folder or ancestor != target.parent)
+    return None if problem is None else f"cannot be created: {problem}"
 
 
 def output_file(text: str) -> str:
@@ -184,6 +255,18 @@ output_folder.__name__ = "output folder"
 output_folder.kind = "output_folder"
 
 
+def output_root(text: str) -> str:
+    """argparse type: a folder path this process can write in (created when missing); never ``''``."""
+    problem = output_problem(text, folder=True)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"output folder {text!r} {problem}")
+    return text
+
+
+output_root.__name__ = "output folder"
+output_root.kind = "output_root"
+
+
 def input_file(text: str) -> str:
     """argparse type: an existing, readable file."""
     path = Path(text)
@@ -199,12 +282,12 @@ input_file.__name__ = "input file"
 input_file.kind = "input_file"
 
 
-def check_output(path: str | os.PathLike | None, flag: str) -> None:
-    """Raise ValueError naming ``flag`` when ``path`` (a default or a given path) cannot be written."""
+def check_output(path: str | os.PathLike | None, flag: str, folder: bool = False) -> None:
+    """Raise ValueError naming ``flag`` when ``path`` (given or default; a folder if ``folder``) cannot be written."""
     if path is not None:
-        problem = output_problem(path)
+        problem = output_problem(path, folder=folder)
         if problem is not None:
-            raise ValueError(f"{flag}: output file {str(path)!r} {problem}")
+            raise ValueError(f"{flag}: output {'folder' if folder else 'file'} {str(path)!r} {problem}")
 
 
 def harden_numbers(parser: argparse.ArgumentParser) -> None:

@@ -3,10 +3,14 @@
 Most cases are generated from the parser itself: every flag whose type is one
 of ``gamut.experiments.validate``'s carries its kind and bounds, and gets the
 values just outside them, wrong types, NaN and infinities, int64 overflow,
-sizes beyond memory, and paths that cannot be written or read. A table adds the
-cases that need the game or several flags (unknown agents and games, game
-strings that overflow or do not parse, unreachable dice totals). Cases run in
-process (``main`` returns the exit status); a few run the installed ``gamut``.
+sizes beyond memory and budgets beyond their documented maximum, paths that
+cannot be written (under a file, under ``/proc`` and ``/sys``, where
+``os.access`` says yes to root) or read, and every single-valued flag given
+twice. A table adds the cases that need the game or several flags (unknown
+agents and games, game strings that overflow or do not parse, unreachable dice
+totals, runs too long for no checkpoint). Cases run in process (``main``
+returns the exit status); a few run the installed ``gamut``. Tests that mount a
+small or read-only tmpfs (root only) check a full disk and a read-only folder.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from gamut.experiments.cli import build_parser, main
+from gamut.experiments.cli import REPEATABLE, build_parser, main
 
 GAMUT = str(Path(sys.executable).parent / "gamut")
 
@@ -68,7 +72,7 @@ def _bad_values(kind_of) -> list[str]:
     if kind in ("whole", "count"):
         values = ["abc", "1.5", "nan", str(kind_of.low - 1), "99999999999999999999999"]
         if kind_of.high < 2**63 - 1:
-            values.append(str(kind_of.high + 1))
+            values += [str(kind_of.high + 1), str(2**40)] if kind_of.high < 2**40 else [str(kind_of.high + 1)]
         if kind == "count":
             values.append("99999999999999999")  # fits int64, not in memory
         return values
@@ -77,15 +81,20 @@ def _bad_values(kind_of) -> list[str]:
         if kind_of.low is not None:
             values.append(str(kind_of.low) if kind_of.above else str(kind_of.low - 1))
         if kind_of.high is not None:
-            values.append(str(kind_of.high + 1))
+            values += [str(kind_of.high + 1), "1e308"]
         return values
     if kind == "output_file":
-        return ["{file}/out.npz", "{tmp}"]
-    if kind == "output_folder":
-        return ["{file}", "{file}/below"]
+        return ["{file}/out.npz", "{tmp}", *PSEUDO_FILES]
+    if kind in ("output_folder", "output_root"):
+        return ["{file}", "{file}/below", *PSEUDO_FOLDERS]
     if kind == "input_file":
         return ["{tmp}/missing.npz", "{tmp}"]
     return []
+
+
+# Where root may "write" by os.access but creating anything fails (proc and sysfs).
+PSEUDO_FILES = ["/proc/nope/x.json", "/proc/x.npz", "/proc/self/x.npz", "/sys/x.npz", "/sys/kernel/nope/x.npz"]
+PSEUDO_FOLDERS = ["/proc/nope", "/proc/self/nope", "/sys/nope"]
 
 
 def _generated() -> dict[str, list[tuple[list[str], str]]]:
@@ -158,6 +167,29 @@ TABLE = [
     (["play", "kuhn_poker", "--seat", "2"], "--seat"),
     (["palace", "play", "--players", "3", "--seat", "5"], "--seat"),
     (["dice", "play", "--variant", "yacht12", "--players", "2", "--seat", "3"], "--seat"),
+    # Budgets beyond their maximum, and runs too long to go without a checkpoint.
+    (["squares", "eval", "--agent", "mc", "--deals", "1", "--seconds-per-game", "1e308"], "--seconds-per-game"),
+    (["squares", "eval", "--agent", "mc", "--deals", "1", "--option", "seconds_per_game=1e308"], "--agent"),
+    (["palace", "match", "--agents", "ismcts", "random", "--hands", "1", "--option", "ismcts.iterations=10000000"],
+     "--agents"),
+    (["cfr", "--game", "kuhn_poker", "--iterations", "1099511627776"], "--iterations"),
+    (["cfr", "--game", "leduc_poker", "--iterations", "100000000"], "--iterations"),
+    (["cfr", "--game", "leduc_poker", "--algo", "es-mccfr", "--iterations", "100000000"], "--iterations"),
+    (["poke", "train", "--algo", "cfr+", "--iterations", "100000000", "--out", "{tmp}/p.npz"], "--iterations"),
+    (["poke", "train", "--algo", "mccfr", "--iterations", "1000000000", "--out", "{tmp}/p.npz"], "--iterations"),
+    (["train", "--game", "kuhn_poker", "--algo", "ppo", "--steps", "100000000000"], "--steps"),
+    # Outputs where nothing can be created, found before the deals are played.
+    (["squares", "eval", "--agent", "greedy", "--deals", "2", "--save-scores", "/proc/nope/x.json"], "--save-scores"),
+    (["dice", "regret", "--variant", "yacht12", "--agent", "random", "--games", "1", "--out", "/proc/nope/r.json"],
+     "--out"),
+    (["run", "hand_frequencies", "--quick", "--out", "/proc/nope"], "--out"),
+    (["run", "hand_frequencies", "--quick", "--out", "{file}/below"], "--out"),
+    (["reproduce", "--quick", "--out", "/sys/nope"], "--out"),
+    # Single-valued flags given twice, among them flags of several values and of the runner.
+    (["poke", "match", "--agents", "random", "random", "--agents", "heuristic", "heuristic"], "--agents"),
+    (["palace", "match", "--agents", "random", "random", "--agents", "random"], "--agents"),
+    (["run", "hand_frequencies", "--quick", "--quick"], "--quick"),
+    (["run", "hand_frequencies", "--out", "{tmp}/a", "--out", "{tmp}/b"], "--out"),
 ]
 
 
@@ -174,7 +206,8 @@ def workspace(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
     def snapshot():
-        return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in tmp_path.rglob("*")}
+        # A folder's own timestamp is left out: checking an output path creates and removes a file in it.
+        return {str(p): None if p.is_dir() else (p.stat().st_size, p.stat().st_mtime_ns) for p in tmp_path.rglob("*")}
 
     return tmp_path, snapshot
 
@@ -190,7 +223,42 @@ def _check_refused(argv, flag, workspace, capsys):
     assert snapshot() == before
 
 
+def _values_in(base: list[str], flag: str, nargs) -> list[str] | None:
+    """The values ``flag`` has in the command line ``base``, or None when it is not there."""
+    if flag not in base:
+        return None
+    at = base.index(flag) + 1
+    if nargs in (None, "?"):
+        return base[at:at + 1]
+    if isinstance(nargs, int):
+        return base[at:at + nargs]
+    end = next((i for i in range(at, len(base)) if base[i].startswith("--")), len(base))
+    return base[at:end]
+
+
+def _repeated() -> dict[str, list[tuple[list[str], str]]]:
+    """Subcommand -> command lines giving one of its single-valued flags twice (each time a valid value)."""
+    cases = {}
+    for path, parser in _subcommands(build_parser()):
+        base = ["--out", "{tmp}/bench"] if path[0] == "bench" else BASES[path]
+        for action in parser._actions:
+            if not action.option_strings or isinstance(action, (*REPEATABLE, argparse._HelpAction)):
+                continue
+            flag = max(action.option_strings, key=len)
+            if flag in base:
+                again = [flag, *_values_in(base, flag, action.nargs)]
+            elif action.nargs == 0:
+                again = [flag, flag]
+            elif action.nargs is None and action.default is not None:
+                again = [flag, str(action.default), flag, str(action.default)]
+            else:
+                continue
+            cases.setdefault(" ".join(path), []).append(([*path, *base, *again], flag))
+    return cases
+
+
 GENERATED = _generated()
+REPEATED = _repeated()
 
 
 def test_every_subcommand_and_typed_flag_is_covered():
@@ -206,6 +274,17 @@ def test_generated_bad_values_are_refused(command, workspace, capsys):
     # One test per subcommand (its cases in a loop) keeps hundreds of cases fast.
     for argv, flag in GENERATED[command]:
         _check_refused(argv, flag, workspace, capsys)
+
+
+@pytest.mark.parametrize("command", sorted(REPEATED))
+def test_a_single_valued_flag_given_twice_is_refused(command, workspace, capsys):
+    for argv, flag in REPEATED[command]:
+        _check_refused(argv, flag, workspace, capsys)
+
+
+def test_every_subcommand_has_a_repeated_flag_case():
+    assert {" ".join(path) for path, _ in _subcommands(build_parser())} == set(REPEATED)
+    assert sum(map(len, REPEATED.values())) > 50
 
 
 @pytest.mark.parametrize("argv, flag", TABLE, ids=[" ".join(a) for a, _ in TABLE])
@@ -225,3 +304,26 @@ def test_the_installed_entry_point_refuses_bad_input(argv, flag, tmp_path):
     assert [line for line in result.stderr.splitlines() if "error" in line] == result.stderr.splitlines()[-1:], \
         "one error line, after the usage"
     assert os.listdir(tmp_path) == []
+
+
+# Agent budgets beyond their option's maximum: let through, each would search for ages on its first move.
+HUGE_AGENT_BUDGETS = [
+    ("kuhn_poker", "ismcts", {"iterations": 10**15}),
+    ("kuhn_poker", "ismcts", {"seconds": 1e308}),
+    ("poker_squares", "mc", {"seconds_per_game": 1e308}),
+    ("poker_squares", "mc", {"simulations": 10**15}),
+    ("palace_poker", "ismcts", {"seconds": 1e308}),
+    ("poke", "ismcts", {"iterations": 10**15}),
+    ("poker_dice", "mcts", {"simulations": 10**15}),
+    ("kuhn_poker", "ismcts", {"seconds": float("nan")}),
+]
+
+
+@pytest.mark.parametrize("game, agent, options", HUGE_AGENT_BUDGETS,
+                         ids=[f"{g} {a} {next(iter(o))}" for g, a, o in HUGE_AGENT_BUDGETS])
+def test_an_agent_budget_beyond_its_maximum_is_refused_when_the_agent_is_made(game, agent, options):
+    import gamut
+
+    # Only made, never asked to move: a budget let through would not return.
+    with pytest.raises(ValueError, match=next(iter(options))):
+        gamut.make_bot(game, agent, **options)

@@ -1,4 +1,4 @@
-"""Writing on a full disk: one error line naming the file and the space it needs, no temporary file left.
+"""Writing on a full disk or a read-only folder: one error line naming the file, no temporary file left.
 
 Each test mounts a small tmpfs of its own (root only; skipped where mounting is
 not permitted), so a full disk is a real ``ENOSPC`` from the kernel rather than
@@ -35,6 +35,15 @@ def small_disk(tmp_path):
     """A 64 KB tmpfs, unmounted after the test."""
     where = tmp_path / "disk"
     _mount(where, "size=64k")
+    yield where
+    subprocess.run(["umount", str(where)], check=False, timeout=30)
+
+
+@pytest.fixture
+def read_only_disk(tmp_path):
+    """A read-only tmpfs, unmounted after the test."""
+    where = tmp_path / "ro"
+    _mount(where, "ro,size=64k")
     yield where
     subprocess.run(["umount", str(where)], check=False, timeout=30)
 
@@ -94,3 +103,16 @@ def test_train_on_a_full_disk_leaves_no_temporary_checkpoint(small_disk, capsys)
     assert status == 2
     assert f"cannot write {out / 'checkpoint.npz'}: no space left" in err and "Traceback" not in err
     assert [p.name for p in out.iterdir()] == []
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["cfr", "--game", "kuhn_poker", "--iterations", "1", "--checkpoint", "{ro}/ck.npz"], "--checkpoint"),
+    (["cfr", "--game", "kuhn_poker", "--iterations", "1", "--save-policy", "{ro}/sub/p.npz"], "--save-policy"),
+    (["squares", "eval", "--agent", "greedy", "--deals", "2", "--save-scores", "{ro}/s.json"], "--save-scores"),
+    (["run", "hand_frequencies", "--quick", "--out", "{ro}"], "--out"),
+])
+def test_a_read_only_folder_is_refused_before_any_work(read_only_disk, argv, flag, capsys):
+    status = main([a.format(ro=read_only_disk) for a in argv])
+    err = capsys.readouterr().err
+    assert status == 2 and flag in err and "not writable" in err and "Traceback" not in err
+    assert list(read_only_disk.iterdir()) == []

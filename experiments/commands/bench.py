@@ -13,7 +13,15 @@ from pathlib import Path
 
 from gamut.envs.registry import declarations
 from gamut.experiments.cli_output import add_json_flag, add_quiet_flag, emit_result, notice
-from gamut.experiments.validate import check_output, load_game_flag, memory_count, output_folder, whole
+from gamut.experiments.validate import (
+    INT64_MAX,
+    MAX_ITERATIONS,
+    check_output,
+    load_game_flag,
+    memory_count,
+    output_folder,
+    whole,
+)
 
 # name -> module of the benchmarks of every game; each game's own come from its declaration.
 GENERIC_BENCHMARKS = {
@@ -60,23 +68,29 @@ def register(subparsers) -> None:
 
 # Integer flags of the benchmarks that may be 0: seeds, untimed warm-up, and the optional MCCFR part of cfr.
 MAY_BE_ZERO = ("seed", "warmup", "mccfr_iterations")
+# Timed repeats of a benchmark: its median is steady long before this many.
+MAX_REPEATS = 1000
 
 
 def _counts_are_whole(parser: argparse.ArgumentParser) -> None:
     """A benchmark's integer flags are sizes (>= 1), or those of MAY_BE_ZERO (>= 0).
 
     Hands, deals and games are held in arrays of at least a byte each, so a
-    count beyond this machine's memory is refused before the benchmark starts.
+    count beyond this machine's memory is refused before the benchmark starts;
+    iterations and steps (timed beside a baseline's, often much slower) are at
+    most MAX_ITERATIONS, repeats at most MAX_REPEATS.
     """
     for action in parser._actions:
         if action.type is not int:
             continue
+        high = MAX_ITERATIONS if "iterations" in action.dest or "steps" in action.dest else \
+            MAX_REPEATS if action.dest == "repeats" else INT64_MAX
         if action.dest in MAY_BE_ZERO:
-            action.type = whole(0)
+            action.type = whole(0, high)
         elif any(word in action.dest for word in ("hands", "deals", "games")):
             action.type = memory_count(1)
         else:
-            action.type = whole(1)
+            action.type = whole(1, high)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -19,9 +19,25 @@ from gamut.experiments.cli_output import (
     notice,
     progress_wanted,
 )
-from gamut.experiments.validate import load_game_flag, output_file, real, seed, whole
+from gamut.experiments.validate import (
+    LONG_RUN_SECONDS,
+    MAX_ITERATIONS,
+    check_long_run,
+    duration,
+    load_game_flag,
+    measured_rate,
+    output_file,
+    real,
+    seed,
+    whole,
+)
 
 ALGORITHMS = ("cfr", "cfr+", "dcfr", "linear", "es-mccfr", "os-mccfr")
+# The tabular solvers' documented speed: CFR+ updates Leduc poker's ~9,500 histories about 3,900 times a
+# second on 2 cores (results/benchmarks/cfr.jsonl), some 37 million history updates a second.
+HISTORY_UPDATES_PER_SECOND = 3.7e7
+# Runs of at most this many iterations are not timed: they take seconds on any game the solvers can hold.
+QUICK_ITERATIONS = 1000
 
 
 def register(subparsers) -> None:
@@ -32,9 +48,11 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--game", required=True, help="pyspiel game string, e.g. kuhn_poker or leduc_poker()")
     parser.add_argument("--algo", choices=ALGORITHMS, default="cfr+", help="algorithm (default: %(default)s)")
-    parser.add_argument("--iterations", type=whole(0), default=1000,
-                        help="total iterations; a resumed run continues up to this count, never below the "
-                             "checkpoint's (default: %(default)s)")
+    parser.add_argument("--iterations", type=whole(0, MAX_ITERATIONS), default=1000,
+                        help=f"total iterations, at most {MAX_ITERATIONS:,}; a resumed run continues up to this "
+                             f"count, never below the checkpoint's. A run expected to take over "
+                             f"{duration(LONG_RUN_SECONDS)} (at the benchmarked speed of the tabular solvers, or "
+                             f"the speed MCCFR measures on the game) needs --checkpoint (default: %(default)s)")
     parser.add_argument("--checkpoint", type=output_file,
                         help="checkpoint file (.npz), written periodically and at the end")
     parser.add_argument("--resume", action="store_true", help="continue from --checkpoint")
@@ -50,11 +68,13 @@ def register(subparsers) -> None:
                         help="os-mccfr exploration of the updating player (default: %(default)s)")
     parser.add_argument("--max-nodes", type=whole(1), default=5_000_000,
                         help="refuse to extract games with more histories (default: %(default)s)")
-    parser.add_argument("--br-episodes", type=whole(0), default=0,
+    parser.add_argument("--br-episodes", type=whole(0, MAX_ITERATIONS), default=0,
                         help="MCCFR on a game too large to extract: estimate a lower bound on exploitability with "
-                             "a sampled best response evaluated over this many games per seat (default: 0, off)")
-    parser.add_argument("--br-iterations", type=whole(1), default=2000,
-                        help="training traversals of that sampled best response (default: %(default)s)")
+                             f"a sampled best response evaluated over this many games per seat, at most "
+                             f"{MAX_ITERATIONS:,} (default: 0, off)")
+    parser.add_argument("--br-iterations", type=whole(1, MAX_ITERATIONS), default=2000,
+                        help=f"training traversals of that sampled best response, at most {MAX_ITERATIONS:,} "
+                             "(default: %(default)s)")
     parser.add_argument("--save-policy", metavar="PATH", type=output_file,
                         help="write the average policy (.npz with metadata)")
     add_json_flag(parser)
@@ -97,6 +117,8 @@ def run_cfr(args: argparse.Namespace) -> int:
         check_two_player_zero_sum(game)
     except ValueError as err:
         raise ValueError(f"--game: {err}") from None
+    if not args.checkpoint and args.iterations > QUICK_ITERATIONS:
+        _check_duration(game, args)
     # The size of an extraction is news on a terminal, noise in a pipe or with --quiet.
     report = (lambda text: notice(args, text)) if progress_wanted(args) else None
     result = {"game": str(game), "algorithm": args.algo}
@@ -154,3 +176,27 @@ def run_cfr(args: argparse.Namespace) -> int:
         result["policy_file"] = str(save_strategy(args.save_policy, strategy))
     emit_result(result, args.json)
     return 0
+
+
+def _check_duration(game, args: argparse.Namespace) -> None:
+    """Refuse a run without --checkpoint expected to take over LONG_RUN_SECONDS, before the game is extracted.
+
+    Tabular algorithms are timed from the estimated number of histories and the
+    benchmarked update rate; MCCFR, whose iterations vary with the game's
+    depth, from a quarter of a second of a throwaway solver on this game.
+    """
+    from gamut.solvers.cfr.extract import estimate_num_nodes
+    from gamut.solvers.cfr.mccfr import MCCFR
+
+    if args.algo in ("es-mccfr", "os-mccfr"):
+        scheme = "external" if args.algo == "es-mccfr" else "outcome"
+        per_second = measured_rate(MCCFR(game, scheme, seed=args.seed, exploration=args.exploration).run)
+        rate = f"the {per_second:,.0f} iterations a second {args.algo} measures on this game here"
+    else:
+        nodes = estimate_num_nodes(game)
+        if nodes > args.max_nodes:
+            return  # the extraction refuses it, naming --max-nodes
+        per_second = HISTORY_UPDATES_PER_SECOND / nodes
+        rate = (f"about {per_second:,.0f} iterations a second (some {nodes:,.0f} histories, updated "
+                f"{HISTORY_UPDATES_PER_SECOND:,.0f} times a second as benchmarked on Leduc poker)")
+    check_long_run(args.iterations, per_second, rate, "--iterations", "--checkpoint")

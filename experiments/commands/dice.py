@@ -277,7 +277,6 @@ def run_regret(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
     if args.out is not None:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         write_json(Path(args.out), {**result, "seconds": round(seconds, 3), "provenance": command_record(args.argv)})
         notice(args, f"wrote {args.out}")
     return 0

@@ -22,10 +22,13 @@ from gamut.experiments.cli_output import (
     progress_wanted,
 )
 from gamut.experiments.validate import (
+    MAX_ITERATIONS,
     check_agent,
     check_agent_name,
+    check_long_run,
     check_output,
     load_game_flag,
+    measured_rate,
     memory_count,
     output_file,
     parse_options,
@@ -63,8 +66,9 @@ def register(subparsers) -> None:
 
     training = sub.add_parser("train", help="CFR+ on the small deal, or abstracted MCCFR on the full deal")
     training.add_argument("--algo", choices=("cfr+", "mccfr"), required=True)
-    training.add_argument("--iterations", type=whole(1), default=None,
-                          help="total iterations (default: 1000 for cfr+, 200000 for mccfr)")
+    training.add_argument("--iterations", type=whole(1, MAX_ITERATIONS), default=None,
+                          help=f"total iterations, at most {MAX_ITERATIONS:,}; a run expected to take over an hour "
+                               "needs --checkpoint (default: 1000 for cfr+, 200000 for mccfr)")
     training.add_argument("--trick-value", type=real(0), default=None,
                           help="above-the-line value of a below-the-line point (default: the agents')")
     training.add_argument("--seed", type=seed, default=0, help="MCCFR seed (default: %(default)s)")
@@ -152,12 +156,14 @@ def run_train(args: argparse.Namespace) -> int:
         out = args.out or policies.MCCFR_POLICY
     load_game_flag(game_string, "--trick-value")
     check_output(out, "--out")
+    iterations = (policies.CFR_ITERATIONS if args.algo == "cfr+" else 200_000) if args.iterations is None \
+        else args.iterations
+    if not args.checkpoint:
+        _check_duration(args.algo, game_string, trick_value, args.seed, iterations)
     if args.algo == "cfr+":
-        iterations = policies.CFR_ITERATIONS if args.iterations is None else args.iterations
         strategy = policies.solve_small(game_string, iterations, args.checkpoint, args.resume,
                                         progress=progress_wanted(args))
     else:
-        iterations = 200_000 if args.iterations is None else args.iterations
         solver = policies.make_mccfr_solver(trick_value, args.seed)
         info = train(solver, iterations, args.checkpoint, args.resume,
                      every_seconds=60 * args.checkpoint_minutes, progress=progress_wanted(args))
@@ -168,6 +174,30 @@ def run_train(args: argparse.Namespace) -> int:
     emit_result({"algo": args.algo, "game": strategy.game_string, "policy": str(path),
                  "information_sets": len(strategy.keys), **strategy.metadata}, args.json)
     return 0
+
+
+def _check_duration(algo: str, game_string: str, trick_value: float, seed: int, iterations: int) -> None:
+    """Refuse a run without --checkpoint expected to take over an hour, before any iteration.
+
+    CFR+ on the small deal is timed from its estimated histories and the tabular
+    solvers' benchmarked rate; MCCFR on the full deal from a quarter of a second
+    of a throwaway solver.
+    """
+    from gamut.experiments.commands.cfr import HISTORY_UPDATES_PER_SECOND, QUICK_ITERATIONS
+    from gamut.solvers.cfr.extract import estimate_num_nodes
+    from gamut.solvers.poke import policies
+
+    if iterations <= QUICK_ITERATIONS:
+        return
+    if algo == "cfr+":
+        nodes = estimate_num_nodes(load_game_flag(game_string, "--trick-value"))
+        per_second = HISTORY_UPDATES_PER_SECOND / nodes
+        rate = (f"about {per_second:,.0f} iterations a second (some {nodes:,.0f} histories, updated "
+                f"{HISTORY_UPDATES_PER_SECOND:,.0f} times a second as benchmarked on Leduc poker)")
+    else:
+        per_second = measured_rate(policies.make_mccfr_solver(trick_value, seed).run)
+        rate = f"the {per_second:,.0f} iterations a second MCCFR measures on the full deal here"
+    check_long_run(iterations, per_second, rate, "--iterations", "--checkpoint")
 
 
 def run_play(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import json
 import sys
 
 from gamut.experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.validate import output_root
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +25,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         "--resume", action="store_true",
         help="keep the finished trials of an interrupted run with the same config",
     )
-    parser.add_argument("--out", default="results", help="results root folder (default: %(default)s)")
+    parser.add_argument("--out", type=output_root, default="results",
+                        help="results root folder (default: %(default)s)")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     add_json_flag(parser)
 

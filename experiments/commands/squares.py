@@ -24,6 +24,8 @@ from gamut.experiments.cli_output import (
     progress_bar,
 )
 from gamut.experiments.validate import (
+    MAX_SECONDS,
+    MAX_STEPS,
     check_agent,
     check_agent_name,
     check_output,
@@ -39,6 +41,8 @@ from gamut.experiments.validate import (
 # Memory held per deal by eval and bound: the deal generator's 52 random floats and their
 # argsort (2 x 416 bytes), the deal (200), the final grid (200) and a few per-deal figures.
 DEAL_BYTES = 1_100
+# Cross-line fitting rounds: each plays --games self-play games and refits; the committed fit took 10.
+MAX_ROUNDS = 10_000
 # Points of a hand may be negative; this bound keeps ten lines' sums and the learned tables' keys
 # far inside the kernels' int64.
 MAX_POINTS = 10**9
@@ -90,9 +94,9 @@ def register(subparsers) -> None:
                          "expectimax_cross, mc, mc_learned, mc_cross, net, net_search)")
     _add_deals(ev)
     _add_scoring(ev)
-    ev.add_argument("--seconds-per-game", type=real(0, above=True),
-                    help="time budget per game for agents that take one (expectimax, expectimax_deep, "
-                         "expectimax_cross, mc, mc_learned, mc_cross, net_search)")
+    ev.add_argument("--seconds-per-game", type=real(0, MAX_SECONDS, above=True),
+                    help=f"time budget per game, at most {MAX_SECONDS:g} (an hour), for agents that take one "
+                         "(expectimax, expectimax_deep, expectimax_cross, mc, mc_learned, mc_cross, net_search)")
     ev.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="agent option, repeatable (e.g. --option policy=learned)")
     ev.add_argument("--agent-seed", type=seed, default=1, help="seed of the agent's own randomness")
@@ -107,8 +111,9 @@ def register(subparsers) -> None:
     bound = actions.add_parser("bound", help="clairvoyant optimum on seeded deals (upper bound), with a 95%% CI")
     _add_deals(bound)
     _add_scoring(bound)
-    bound.add_argument("--time-limit", type=real(0, above=True), default=20.0,
-                       help="core ILP seconds per deal before settling for a bound with a gap (default: %(default)s)")
+    bound.add_argument("--time-limit", type=real(0, MAX_SECONDS, above=True), default=20.0,
+                       help=f"core ILP seconds per deal, at most {MAX_SECONDS:g}, before settling for a bound with "
+                            "a gap (default: %(default)s)")
     bound.add_argument("--penalty", choices=("none", "learned"), default="none",
                        help="also compute the information-relaxation (duality) bound with the learned-value "
                             "penalty (american or english only) (default: %(default)s)")
@@ -123,8 +128,9 @@ def register(subparsers) -> None:
 
     train = actions.add_parser("train", help="learn the partial-line values of a point system (resumable)")
     _add_scoring(train)
-    train.add_argument("--games", type=whole(1), default=4_000_000,
-                       help="self-play games in all, a multiple of 100000 (default: %(default)s)")
+    train.add_argument("--games", type=whole(1, MAX_STEPS), default=4_000_000,
+                       help=f"self-play games in all, a multiple of 100000, at most {MAX_STEPS:,} "
+                            "(default: %(default)s)")
     train.add_argument("--seed", type=seed, default=0, help="training seed (default: %(default)s)")
     train.add_argument("--eps-start", type=real(0, 1), default=0.5, help="initial exploration rate, 0..1")
     train.add_argument("--eps-end", type=real(0, 1), default=0.0, help="final exploration rate, 0..1")
@@ -136,7 +142,8 @@ def register(subparsers) -> None:
     cross = actions.add_parser("train-crossline", help="fit the cross-line correction of the learned values "
                                "(resumable)")
     _add_scoring(cross)
-    cross.add_argument("--rounds", type=whole(1), default=10, help="fitting rounds (default: %(default)s)")
+    cross.add_argument("--rounds", type=whole(1, MAX_ROUNDS), default=10,
+                       help=f"fitting rounds, at most {MAX_ROUNDS:,} (default: %(default)s)")
     # A round keeps one score (8 bytes) per game.
     cross.add_argument("--games", type=memory_count(8), default=200_000,
                        help="self-play games per round (default: %(default)s)")
@@ -153,8 +160,9 @@ def register(subparsers) -> None:
     net = actions.add_parser("train-net", help="train the afterstate value network by batched self-play, "
                              "TD(lambda) and replay (resumable; needs the train extra: JAX, optax)")
     _add_scoring(net)
-    net.add_argument("--positions", type=whole(1), required=True,
-                     help="training positions (afterstates, 24 per game) to reach, in whole chunks")
+    net.add_argument("--positions", type=whole(1, MAX_STEPS), required=True,
+                     help=f"training positions (afterstates, 24 per game) to reach, in whole chunks, at most "
+                          f"{MAX_STEPS:,}")
     net.add_argument("--out", type=output_file, required=True, help="checkpoint file, written after every chunk")
     net.add_argument("--seed", type=seed, default=0, help="training seed (default: %(default)s)")
     net.add_argument("--resume", action="store_true",
@@ -247,11 +255,11 @@ def run_eval(args) -> int:
         out.update({"paired_with": other["agent"], "paired_diff": diff.value, "paired_ci95_low": diff.ci95_low,
                     "paired_ci95_high": diff.ci95_high})
     if args.save_scores:
-        path = Path(args.save_scores)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({
+        from gamut.solvers.atomic_file import write_atomically
+
+        write_atomically(args.save_scores, (json.dumps({
             "agent": args.agent, "options": options, "scoring": args.scoring, "seed": args.seed,
-            "deals": args.deals, "scores": [int(s) for s in result["scores"]]}) + "\n")
+            "deals": args.deals, "scores": [int(s) for s in result["scores"]]}) + "\n").encode())
     emit_result(out, args.json)
     return 0
 
