@@ -1,0 +1,136 @@
+"""``gamut train``: train a neural agent (PPO or NFSP) on any game of the toolkit.
+
+Writes ``checkpoint.npz``, ``weights.npz`` (load it with
+``make_bot(game, ALGO, weights=PATH)``) and ``curve.csv`` into ``--out``;
+``--resume`` continues a killed run from its checkpoint with nothing finished lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from gamut.experiments.cli_output import add_json_flag, add_quiet_flag, emit_result, notice, progress_bar
+from gamut.experiments.validate import (
+    MAX_STEPS,
+    check_output,
+    load_game_flag,
+    output_folder,
+    parse_options,
+    real,
+    seed,
+    whole,
+)
+
+ALGORITHMS = ("ppo", "nfsp")
+# Games of one evaluation: a hundred times the final evaluation's default, whose CI is already tight.
+MAX_GAMES = 1_000_000
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("train", help="train a PPO or NFSP agent, with checkpoints and resume",
+                                   description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", required=True, help="game string of a game with a batched environment, e.g. 'name(param=value)'")
+    parser.add_argument("--algo", required=True, choices=ALGORITHMS,
+                        help="ppo (any game; shared-policy self-play in multi-player games) or nfsp "
+                             "(two-player zero-sum games)")
+    parser.add_argument("--steps", type=whole(1, MAX_STEPS), default=1_000_000,
+                        help=f"total decisions to train for, at most {MAX_STEPS:,}; a resumed run continues up to "
+                             "this total (default: %(default)s)")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of weights, actions and games (default: 0)")
+    parser.add_argument("--out", type=output_folder,
+                        help="output folder (default: train/ALGO-GAME in the current folder)")
+    parser.add_argument("--resume", action="store_true", help="continue the run whose checkpoint is in --out")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="change a hyperparameter, e.g. --set num_envs=256 --set hidden=256x256 "
+                             "(repeatable; an unknown name lists the valid ones)")
+    parser.add_argument("--eval-every", type=whole(1, MAX_STEPS), metavar="STEPS",
+                        help="evaluate (and checkpoint) every STEPS steps (default: a tenth of --steps)")
+    parser.add_argument("--eval-games", type=whole(2, MAX_GAMES), default=1000,
+                        help=f"games of each periodic evaluation, at most {MAX_GAMES:,} (default: %(default)s)")
+    parser.add_argument("--eval-opponent", choices=("random", "heuristic"), default="random",
+                        help="who plays the other seats of every evaluation of a multi-player game: uniform "
+                             "random play or the game's heuristic, where its declaration lends one "
+                             "(default: %(default)s)")
+    parser.add_argument("--final-games", type=whole(2, MAX_GAMES), default=10_000,
+                        help=f"games of the final evaluation, at most {MAX_GAMES:,} (default: %(default)s)")
+    parser.add_argument("--exploitability", action="store_true",
+                        help="also compute the exact exploitability at every evaluation "
+                             "(small two-player zero-sum games, e.g. Poke's small exact deal)")
+    parser.add_argument("--checkpoint-minutes", type=real(0, above=True), default=5.0, metavar="M",
+                        help="also checkpoint every M minutes of training (default: %(default)s)")
+    add_json_flag(parser)
+    add_quiet_flag(parser)
+    parser.set_defaults(handler=run_train)
+
+
+def default_out(algo: str, game_string: str) -> str:
+    """``train/ppo-poker_dice_variant_yacht12_players_1`` for a game string."""
+    return str(Path("train") / f"{algo}-{re.sub(r'[^A-Za-z0-9]+', '_', game_string).strip('_')}")
+
+
+def run_train(args: argparse.Namespace) -> int:
+    import gamut.envs  # noqa: F401  (registers the toolkit's games with pyspiel)
+
+    game = load_game_flag(args.game, "--game")
+    overrides = parse_options(args.set, "--set")
+    out = Path(args.out or default_out(args.algo, str(game)))
+    if args.out is None:
+        check_output(out, "--out", folder=True)  # the default folder, checked as a given one is by its type
+    checkpoint = out / "checkpoint.npz"
+    from gamut.solvers.rl.checkpoint import checkpoint_identity
+    from gamut.solvers.rl.training import checkpoint_eval_opponent
+
+    if args.resume:
+        if not checkpoint.is_file():
+            raise ValueError(f"--resume: there is no checkpoint {checkpoint} to resume")
+        try:
+            found = {**checkpoint_identity(checkpoint), "eval_opponent": checkpoint_eval_opponent(checkpoint)}
+        except ValueError as err:
+            raise ValueError(f"--resume: {err}") from None
+        if found["steps"] > args.steps:
+            raise ValueError(f"--steps {args.steps:,} is below the {found['steps']:,} steps the checkpoint "
+                             f"{checkpoint} already holds; --steps is a total")
+    elif checkpoint.exists():
+        raise ValueError(f"--out: {out} already holds a checkpoint; pass --resume to continue it "
+                         "or choose another --out")
+    try:
+        import jax  # noqa: F401
+        import optax  # noqa: F401
+    except ImportError:
+        raise ValueError("gamut train needs JAX and optax: pip install 'gamut[train]'") from None
+    from gamut.solvers.rl.training import check_exploitability_game, make_trainer, train
+
+    if args.exploitability:
+        try:
+            check_exploitability_game(game)
+        except ValueError as err:
+            raise ValueError(f"--exploitability: {err}") from None
+    from gamut.solvers.rl.opponents import heuristic_games
+
+    if args.eval_opponent == "heuristic" and game.get_type().short_name not in heuristic_games():
+        raise ValueError(f"--eval-opponent heuristic: {game.get_type().short_name} has no heuristic; "
+                         f"games with one: {', '.join(heuristic_games())}")
+    if args.resume and found["eval_opponent"] != args.eval_opponent:
+        raise ValueError(f"--eval-opponent: the checkpoint {checkpoint} was evaluated against "
+                         f"{found['eval_opponent']}; one curve takes one evaluation opponent")
+    try:
+        trainer = make_trainer(args.algo, str(game), args.seed, overrides)
+    except ValueError as err:
+        raise ValueError(f"--set/--algo: {err}") from None
+    if args.resume:
+        notice(args, f"resuming {checkpoint} at {found['steps']:,} steps")
+
+    with progress_bar(args, total=args.steps, unit="step", desc=f"{args.algo}", initial=trainer.steps) as bar:
+        def progress(done, row, finished):
+            bar.update(done - bar.n)
+            recent = f"{sum(finished) / len(finished):.4g}" if finished and game.num_players() == 1 else "-"
+            bar.set_postfix_str(f"return {recent}, eval {row['mean_return']:.4g}", refresh=False)
+
+        summary = train(trainer, args.steps, out, resume=args.resume, eval_every=args.eval_every,
+                        eval_games=args.eval_games, final_games=args.final_games,
+                        exploitability=args.exploitability, checkpoint_seconds=60.0 * args.checkpoint_minutes,
+                        progress=progress, eval_opponent=args.eval_opponent)
+    emit_result({**summary, "weights": str(out / "weights.npz")}, args.json)
+    return 0
