@@ -11,7 +11,7 @@ is a new package (plus its solvers) and no generic file names it:
   ``vector``, ``observation_bounds``, ``version`` and ``variants``;
 - the agent registry imports ``agents``; the terminal session ``view``; the
   CLI ``commands`` and ``benchmarks``; batched self-play ``heuristic`` and
-  ``running_score``.
+  ``running_score``; Deep Monte-Carlo ``action_features``.
 
 References to code are import paths (``"package.module"``) or
 ``"package.module:attribute"``, resolved on first use, so a declaration costs
@@ -87,6 +87,14 @@ class GameDeclaration:
         ``"module:function"``; ``function(game)`` returns ``env -> float64 (N,)``,
         the score built up so far in each row of a one-player batched game,
         or raises ``ValueError`` for a variant without one.
+    action_features : str or None
+        ``"module:function"``; ``function(game)`` returns a callable
+        ``(inputs, mask) -> float32 (N, A, F)``, features of every action of
+        every row from the network input rows (observation or information
+        state of the player to move, then the seat one-hot) and the legal
+        mask, with attributes ``size`` (``F``), ``one_hot`` (False) and
+        optionally ``return_scale`` (a typical return's size). Without one,
+        Deep Monte-Carlo describes an action by its id's one-hot.
     """
 
     name: str
@@ -105,6 +113,7 @@ class GameDeclaration:
     replots: dict[str, str] = field(default_factory=dict)
     heuristic: str | None = None
     running_score: str | None = None
+    action_features: str | None = None
 
     def __post_init__(self):
         if not self.name.isidentifier():

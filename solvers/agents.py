@@ -1,4 +1,4 @@
-"""The table of the agents that play any game: ``random``, ``ismcts``, ``cfr-policy``, ``ppo`` and ``nfsp``.
+"""The table of the agents that play any game: ``random``, ``ismcts``, ``cfr-policy``, ``ppo``, ``nfsp`` and ``dmc``.
 
 Each agent's factory is a ``"module:function"`` reference that
 :func:`gamut.solvers.bots.make_bot` imports when the agent is first made, so
@@ -25,6 +25,10 @@ def _ppo_refusal(game) -> str | None:
 
 def _nfsp_refusal(game) -> str | None:
     return shipped_refusal("nfsp", game)
+
+
+def _dmc_refusal(game) -> str | None:
+    return shipped_refusal("dmc", game)
 
 
 def _network_options(default_greedy: bool) -> dict[str, Option]:
@@ -66,3 +70,7 @@ register_bot("ppo", NETWORK_GAMES, "gamut.solvers.rl.neural_bot:make_ppo_bot",
 register_bot("nfsp", NETWORK_GAMES, "gamut.solvers.rl.neural_bot:make_nfsp_bot",
              "average policy of neural fictitious self-play; NumPy forward pass",
              _network_options(False), supports=_nfsp_refusal, lifted_by="weights")
+register_bot("dmc", NETWORK_GAMES, "gamut.solvers.rl.neural_bot:make_dmc_bot",
+             "greedy action of a Deep Monte-Carlo Q-network over action features; NumPy forward pass",
+             {"weights": Option(str, "", "weights file from gamut train --algo dmc")},
+             supports=_dmc_refusal, lifted_by="weights")

@@ -17,4 +17,5 @@ GAME = GameDeclaration(
     bench_steps_per_s=1_000_000,
     play_baselines={"poker_squares": "expectimax"},
     running_score="gamut.envs.poker_squares.vector:running_score",
+    action_features="gamut.envs.poker_squares.action_features:action_features",
 )

@@ -1,4 +1,4 @@
-"""``gamut train``: train a neural agent (PPO or NFSP) on any game of the toolkit.
+"""``gamut train``: train a neural agent (PPO, NFSP or DMC) on any game of the toolkit.
 
 Writes ``checkpoint.npz``, ``weights.npz`` (load it with
 ``make_bot(game, ALGO, weights=PATH)``) and ``curve.csv`` into ``--out``;
@@ -23,18 +23,19 @@ from gamut.experiments.validate import (
     whole,
 )
 
-ALGORITHMS = ("ppo", "nfsp")
+ALGORITHMS = ("ppo", "nfsp", "dmc")
 # Games of one evaluation: a hundred times the final evaluation's default, whose CI is already tight.
 MAX_GAMES = 1_000_000
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("train", help="train a PPO or NFSP agent, with checkpoints and resume",
+    parser = subparsers.add_parser("train", help="train a PPO, NFSP or DMC agent, with checkpoints and resume",
                                    description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", required=True, help="game string of a game with a batched environment, e.g. 'name(param=value)'")
     parser.add_argument("--algo", required=True, choices=ALGORITHMS,
-                        help="ppo (any game; shared-policy self-play in multi-player games) or nfsp "
-                             "(two-player zero-sum games)")
+                        help="ppo (any game; shared-policy self-play in multi-player games), nfsp "
+                             "(two-player zero-sum games) or dmc (Deep Monte-Carlo: a Q-network over action "
+                             "features, any game)")
     parser.add_argument("--steps", type=whole(1, MAX_STEPS), default=1_000_000,
                         help=f"total decisions to train for, at most {MAX_STEPS:,}; a resumed run continues up to "
                              "this total (default: %(default)s)")

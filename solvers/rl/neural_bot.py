@@ -1,4 +1,4 @@
-"""The bot of the ``ppo`` and ``nfsp`` agents: a trained policy network playing through pyspiel, in NumPy.
+"""The bots of the ``ppo``, ``nfsp`` and ``dmc`` agents: trained networks playing through pyspiel, in NumPy.
 
 The agents play the shipped weights of their variant
 (:mod:`gamut.solvers.rl.shipped`), or ``weights=PATH``, one's own file from
@@ -11,7 +11,9 @@ Playing needs NumPy only (no JAX): the forward pass is
 :func:`gamut.solvers.rl.networks.forward`. ``ppo`` plays its most probable
 legal action by default (``greedy=True``); ``nfsp`` samples its average policy
 (``greedy=False``), the policy whose exploitability its training measures.
-For a variant without shipped weights use :func:`neural_bot`.
+For a variant without shipped weights use :func:`neural_bot`. ``dmc``
+(:class:`DMCBot`) plays the legal action of largest Q-value of a Deep
+Monte-Carlo Q-network, computing the same action features as its training.
 """
 
 from __future__ import annotations
@@ -103,3 +105,67 @@ def make_ppo_bot(game, player: int, seed: int, weights: str, greedy: bool) -> Ne
 def make_nfsp_bot(game, player: int, seed: int, weights: str, greedy: bool) -> NeuralBot:
     """Registry factory of ``nfsp``: ``weights`` or the shipped NFSP weights of ``game``."""
     return NeuralBot(game, weights or shipped_path("nfsp", game), player, seed, greedy, "nfsp")
+
+
+class DMCBot(pyspiel.Bot):
+    """Plays the greedy action of a Deep Monte-Carlo Q-network (:mod:`gamut.solvers.rl.dmc`), in NumPy.
+
+    Parameters
+    ----------
+    game : pyspiel.Game
+        The game the weights were trained on (its string must match).
+    path : str or Path
+        Weights file written by ``gamut train --algo dmc``.
+    player : int
+    """
+
+    def __init__(self, game, path, player: int):
+        from gamut.solvers.rl.dmc import action_features, features_name
+
+        pyspiel.Bot.__init__(self)
+        self._params, self.metadata = load_weights(path, game, "dmc")
+        self._game = game
+        self._player = player
+        self._info_state = self.metadata["input"].startswith("information_state")
+        self._features = action_features(game)
+        expected = (features_name(game), int(self._features.size))
+        if (self.metadata.get("action_features"), self.metadata.get("feature_size")) != expected:
+            raise RLFileError(f"weights {path} were trained on action features "
+                              f"{self.metadata.get('action_features')!r} of size {self.metadata.get('feature_size')}; "
+                              f"{game} has {expected[0]!r} of size {expected[1]}")
+        size = (game.information_state_tensor_size() if self._info_state else game.observation_tensor_size())
+        width = size + (game.num_players() if game.num_players() > 1 else 0) + expected[1]
+        sizes = layer_sizes(self._params, "q")
+        if sizes[0] != width or sizes[-1] != 1:
+            raise RLFileError(f"weights {path} take {sizes[0]} inputs and give {sizes[-1]} values; {game} needs "
+                              f"{width} and 1")
+
+    def player_id(self) -> int:
+        return self._player
+
+    def restart_at(self, state) -> None:
+        """Nothing to reset: the network reads the whole information state at every move."""
+
+    def q_values(self, state) -> tuple[list[int], np.ndarray]:
+        """The legal actions and the Q-value float32 ``(A,)`` of every action (meaningful at the legal ones)."""
+        from gamut.solvers.rl.dmc import q_values
+
+        p = self._player
+        tensor = state.information_state_tensor(p) if self._info_state else state.observation_tensor(p)
+        x = policy_input(np.asarray(tensor, np.float32)[None], np.array([p]), self._game.num_players())
+        legal = state.legal_actions(p)
+        mask = np.zeros((1, self._game.num_distinct_actions()), np.bool_)
+        mask[0, legal] = True
+        feats = None if self._features.one_hot else self._features(x, mask)
+        return legal, q_values(self._params, x, feats)[0]
+
+    def step(self, state) -> int:
+        legal, q = self.q_values(state)
+        if not legal:
+            return pyspiel.INVALID_ACTION
+        return int(legal[int(np.argmax(q[legal]))])
+
+
+def make_dmc_bot(game, player: int, seed: int, weights: str) -> DMCBot:
+    """Registry factory of ``dmc``: a weights file from ``gamut train --algo dmc`` (none ship yet)."""
+    return DMCBot(game, weights or shipped_path("dmc", game), player)

@@ -1,7 +1,8 @@
 """One training loop for every algorithm: periodic evaluation, checkpoints, resume, weights.
 
-:func:`train` runs a trainer (:class:`~gamut.solvers.rl.ppo.PPOTrainer` or
-:class:`~gamut.solvers.rl.nfsp.NFSPTrainer`) up to a total number of steps
+:func:`train` runs a trainer (:class:`~gamut.solvers.rl.ppo.PPOTrainer`,
+:class:`~gamut.solvers.rl.nfsp.NFSPTrainer` or
+:class:`~gamut.solvers.rl.dmc.DMCTrainer`) up to a total number of steps
 (decisions played in the batched environment), evaluating the policy every
 ``eval_every`` steps on the same ``eval_games`` games (common random numbers:
 the curve shows the policy changing, not the games), and writes into its
@@ -14,7 +15,7 @@ output folder:
   ``ppo``/``nfsp`` agents load);
 - ``curve.csv``: one row per evaluation.
 
-The evaluation is the mean return of the policy (greedy for PPO, the sampled
+The evaluation is the mean return of the policy (greedy for PPO and DMC, the sampled
 average policy for NFSP) with a 95% CI, against uniformly random seats in a
 multi-player game (or the game's heuristic, ``eval_opponent="heuristic"``);
 with ``exploitability=True`` on a small two-player zero-sum game the exact
@@ -37,7 +38,9 @@ from gamut.solvers.rl.checkpoint import (CHECKPOINT_FORMAT, RLFileError, load_ch
 from gamut.solvers.rl.evaluation import exact_exploitability, play_against, uses_info_state
 from gamut.solvers.stats import mean_ci
 
-ALGORITHMS = ("ppo", "nfsp")
+ALGORITHMS = ("ppo", "nfsp", "dmc")
+# Algorithms whose agent plays its greedy action (NFSP samples its average policy).
+GREEDY_ALGORITHMS = ("ppo", "dmc")
 CURVE_FIELDS = ("steps", "seconds", "mean_return", "ci95_low", "ci95_high", "n", "exploitability")
 
 
@@ -53,6 +56,8 @@ def make_trainer(algorithm: str, game_string: str, seed: int = 0, overrides: dic
         from gamut.solvers.rl.ppo import PPOConfig as Config, PPOTrainer as Trainer
     elif algorithm == "nfsp":
         from gamut.solvers.rl.nfsp import NFSPConfig as Config, NFSPTrainer as Trainer
+    elif algorithm == "dmc":
+        from gamut.solvers.rl.dmc import DMCConfig as Config, DMCTrainer as Trainer
     else:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
     overrides = dict(overrides or {})
@@ -79,7 +84,7 @@ def make_trainer(algorithm: str, game_string: str, seed: int = 0, overrides: dic
 def evaluate(trainer, games: int, seed: int, exploitability: bool = False, tree=None,
              opponent: str = "random") -> dict:
     """One curve row of ``trainer``'s current policy (``seconds`` left for the caller)."""
-    act = trainer.act_greedy if trainer.algorithm == "ppo" else trainer.act_sampled
+    act = trainer.act_greedy if trainer.algorithm in GREEDY_ALGORITHMS else trainer.act_sampled
     returns = play_against(trainer.game_string, act, games, seed, opponent=opponent)
     est = mean_ci(returns)
     row = {"steps": trainer.steps, "mean_return": est.value, "ci95_low": est.ci95_low,
@@ -192,7 +197,7 @@ def _save_weights(path: Path, trainer, evaluation: dict, history: list[dict], op
         "algorithm": trainer.algorithm, "game": trainer.game_string,
         "input": "information_state+seat" if uses_info_state(trainer.game) else
                  ("observation+seat" if trainer.game.num_players() > 1 else "observation"),
-        "policy": "greedy" if trainer.algorithm == "ppo" else "sampled",
+        "policy": "greedy" if trainer.algorithm in GREEDY_ALGORITHMS else "sampled",
         "seed": trainer.seed, "config": trainer.config_dict(),
         "budget": {"steps": trainer.steps, "seconds": evaluation["seconds"], "cores": len(os.sched_getaffinity(0))},
         "evaluation": evaluation, "evaluation_opponent": opponent, "curve": history,

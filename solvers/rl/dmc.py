@@ -1,0 +1,374 @@
+"""Deep Monte-Carlo (DMC): a Q-network over action features, trained on Monte-Carlo returns.
+
+The learner of DouZero (Zha et al., 2021) and RLCard, on the batched
+environments:
+
+- **Q-network**: ``Q(s, a) = MLP(concat(x, f(a)))``, where ``x`` is the
+  network input of the position (the tensor of the player to move, then the
+  seat one-hot, as for PPO) and ``f(a)`` the action's features. The first
+  layer is split, ``x @ W_s + f(a) @ W_a``, so the position's part is
+  computed once per row and only the action's part once per legal action.
+  The features come from the game's declaration (``GAME.action_features``,
+  e.g. what a Poker Squares placement does to its row and column); a game
+  without one gets the one-hot of the action id, whose ``f(a) @ W_a`` is
+  row ``a`` of ``W_a`` (no ``(N, A, A)`` array is ever built).
+- **Acting**: epsilon-greedy on ``Q`` over the legal actions, one jitted call
+  per step for the whole batch. A multi-player game is played by the same
+  network in every seat (self-play).
+- **Targets**: every decision's target is the mover's own final return of
+  its game (``gamma = 1``), divided by ``reward_scale``: by default the
+  features' ``return_scale`` (a typical return) where the game lends one,
+  else the game's largest absolute utility. With ``score_rewards`` (on by
+  default) a one-player game that lends a running score
+  (:mod:`gamut.solvers.rl.scores`) learns the points still to come instead:
+  the target is ``return - phi(before)``. ``phi(before)`` is the same for
+  every action of a position, so the greedy action is unchanged, and the
+  network does not spend capacity recounting the points already banked.
+- **Games in flight**: a decision waits in its row's slot until its game ends
+  (its target is not known before); each row holds up to the game's
+  ``max_game_length`` decisions. The slots and the replay buffer must fit in
+  ``memory_mb`` (a config that would not is refused when the trainer is made).
+- **Learning**: finished games' decisions enter a ring buffer of the last
+  ``buffer_size``; each update then takes ``sgd_steps`` Adam steps (optax) on
+  uniform minibatches of ``batch_size``, minimising the mean squared error.
+
+All randomness (weights, exploration, minibatches) comes from one NumPy
+generator seeded by ``seed``, the games' chance from ``seed`` too; the
+checkpoint holds the games in flight and the buffer, so a resumed run ends
+with the same parameters as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gamut.envs.declaration import resolve
+from gamut.envs.loading import load_game
+from gamut.envs.registry import declaration_of
+from gamut.envs.vector import make_vector
+from gamut.solvers.rl import rollout
+from gamut.solvers.rl.evaluation import network_input, uses_info_state
+from gamut.solvers.rl.networks import init_mlp, num_layers, sample_masked
+from gamut.solvers.rl.ppo import Hyperparameters, _check_same_shapes, _load_step, _step_arrays
+
+
+class OneHotFeatures:
+    """The generic action features: the one-hot of the action id, float32 ``(N, A, A)``.
+
+    DMC never materialises them (``one_hot`` tells it to gather rows of the
+    first layer instead); calling the object builds them, for reference.
+
+    >>> OneHotFeatures(3)(np.zeros((1, 4), np.float32), np.ones((1, 3), bool))[0].tolist()
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+
+    one_hot = True
+
+    def __init__(self, num_actions: int):
+        self.size = int(num_actions)
+
+    def __call__(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        eye = np.eye(self.size, dtype=np.float32)
+        return np.broadcast_to(eye, (inputs.shape[0], self.size, self.size)).copy()
+
+
+def action_features(game):
+    """The action features of ``game``: its declaration's ``action_features``, else :class:`OneHotFeatures`."""
+    declaration = declaration_of(game)
+    if declaration is None or declaration.action_features is None:
+        return OneHotFeatures(game.num_distinct_actions())
+    return resolve(declaration.action_features)(game)
+
+
+def features_name(game) -> str:
+    """What a weights file records as its features: the declared reference, or ``one-hot``."""
+    declaration = declaration_of(game)
+    return "one-hot" if declaration is None or declaration.action_features is None else declaration.action_features
+
+
+def _tail(params: dict, h, xp):
+    """The layers after the first on ``h`` ``(..., H)``: ReLU, then each ``w``, ``b``; output ``(...)``."""
+    shape = h.shape[:-1]
+    h = h.reshape(-1, h.shape[-1])  # one matrix product per layer, not one per leading index
+    for k in range(1, num_layers(params, "q")):
+        h = xp.maximum(h, 0.0) @ params[f"q/w{k}"] + params[f"q/b{k}"]
+    return h.reshape(shape)
+
+
+def q_values(params: dict, x, feats, xp=np):
+    """Q float32 ``(N, A)`` of every action: ``x`` ``(N, D)``, ``feats`` ``(N, A, F)`` or None (one-hot ids).
+
+    ``xp`` is ``numpy`` (the ``dmc`` agent) or ``jax.numpy`` (training).
+    """
+    w0 = params["q/w0"]
+    d = x.shape[1]
+    state = x @ w0[:d] + params["q/b0"]
+    action = w0[d:][None] if feats is None else feats @ w0[d:]
+    return _tail(params, state[:, None, :] + action, xp)
+
+
+def q_chosen(params: dict, x, chosen, one_hot: bool, xp=np):
+    """Q float32 ``(B,)`` of one action per row: ``chosen`` its ids int ``(B,)`` (one-hot) or features ``(B, F)``."""
+    w0 = params["q/w0"]
+    d = x.shape[1]
+    action = w0[d:][chosen] if one_hot else chosen @ w0[d:]
+    return _tail(params, x @ w0[:d] + params["q/b0"] + action, xp)
+
+
+@dataclass(frozen=True)
+class DMCConfig(Hyperparameters):
+    """Hyperparameters of :class:`DMCTrainer` (defaults tuned on Poker Squares)."""
+
+    num_envs: int = 64
+    rollout: int = 16
+    hidden: tuple = (256, 256)
+    learning_rate: float = 3e-4
+    batch_size: int = 512
+    sgd_steps: int = 4
+    buffer_size: int = 32768
+    epsilon: float = 0.05
+    max_grad_norm: float = 10.0
+    reward_scale: float = 0.0
+    score_rewards: bool = True
+    memory_mb: int = 1024
+    NAME = "DMC"
+
+    def __post_init__(self):
+        self._require_whole(("num_envs", "rollout", "batch_size", "sgd_steps", "buffer_size", "memory_mb"))
+        self._normalise_hidden()
+        if self.buffer_size < self.batch_size:
+            raise ValueError(f"DMC buffer_size ({self.buffer_size}) must hold a minibatch ({self.batch_size})")
+        for name in ("learning_rate", "max_grad_norm"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"DMC {name} must be > 0, got {getattr(self, name)}")
+        if not 0 <= self.epsilon <= 1:
+            raise ValueError(f"DMC epsilon must lie in [0, 1], got {self.epsilon}")
+        if not self.reward_scale >= 0:
+            raise ValueError(f"DMC reward_scale must be > 0, or 0 for the game's default, got {self.reward_scale}")
+
+
+def _running_score(game, wanted: bool):
+    """The game's running score reader when ``score_rewards`` applies to it, else None."""
+    if not wanted:
+        return None
+    from gamut.solvers.rl.scores import running_score_reader
+
+    try:
+        return running_score_reader(game)
+    except ValueError:  # no running score (or a multi-player variant): targets are the returns
+        return None
+
+
+class DMCTrainer:
+    """Deep Monte-Carlo on ``game_string`` through its batched environment (see the module docstring).
+
+    Parameters
+    ----------
+    game_string : str
+    seed : int
+    config : DMCConfig
+    """
+
+    algorithm = "dmc"
+
+    def __init__(self, game_string: str, seed: int = 0, config: DMCConfig | None = None):
+        import jax
+        import optax
+
+        cfg = self.config = config or DMCConfig()
+        self.game = load_game(game_string)
+        self.game_string = str(self.game)
+        self.seed = int(seed)
+        self.features = action_features(self.game)
+        self.one_hot = bool(self.features.one_hot)
+        self.reward_scale = float(cfg.reward_scale or getattr(self.features, "return_scale", 0.0) or max(
+            abs(self.game.max_utility()), abs(self.game.min_utility()), 1e-9))
+        seeds = np.random.SeedSequence(self.seed).generate_state(2, dtype=np.uint32)
+        self.rng = np.random.default_rng(int(seeds[0]))
+        self.env = make_vector(self.game, cfg.num_envs, seed=int(seeds[1]), info_state=uses_info_state(self.game))
+        self.step = self.env.reset()
+        self.running_score = _running_score(self.game, cfg.score_rewards)
+        width = network_input(self.step, self.game).shape[1]
+        self._allocate(width)
+        self.params = init_mlp("q", [width + self.features.size, *cfg.hidden, 1], self.rng, 1.0)
+        self.optimizer = optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.learning_rate))
+        self.opt_state = self.optimizer.init(self.params)
+        self.steps = 0
+        self.updates = 0
+        self.finished_returns: list[float] = []
+        optimizer, one_hot = self.optimizer, self.one_hot
+
+        def loss(params, x, chosen, target):
+            return jax.numpy.mean((q_chosen(params, x, chosen, one_hot, jax.numpy) - target) ** 2)
+
+        def update(params, opt_state, x, chosen, target):
+            grads = jax.grad(loss)(params, x, chosen, target)
+            changes, opt_state = optimizer.update(grads, opt_state, params)
+            return optax.apply_updates(params, changes), opt_state
+
+        self._update = jax.jit(update)
+        self._q = jax.jit(lambda p, x, f: q_values(p, x, f, jax.numpy))
+
+    def _allocate(self, width: int) -> None:
+        """The slots of the games in flight and the replay buffer, or ValueError when they exceed ``memory_mb``."""
+        cfg = self.config
+        length = int(self.game.max_game_length())
+        chosen = 8 if self.one_hot else 4 * self.features.size
+        in_flight = cfg.num_envs * length * (4 * width + chosen + 8 + 4)
+        buffer = cfg.buffer_size * (4 * width + chosen + 4)
+        if in_flight + buffer > cfg.memory_mb * 2 ** 20:
+            raise ValueError(
+                f"DMC needs {(in_flight + buffer) / 2 ** 20:,.0f} MB, more than memory_mb={cfg.memory_mb}: "
+                f"{cfg.num_envs} games in flight of up to {length} decisions each (the game's max_game_length) "
+                f"take {in_flight / 2 ** 20:,.0f} MB and a replay buffer of {cfg.buffer_size} decisions "
+                f"{buffer / 2 ** 20:,.0f} MB; lower num_envs or buffer_size, or raise memory_mb")
+        chosen_shape = () if self.one_hot else (self.features.size,)
+        chosen_type = np.int64 if self.one_hot else np.float32
+        self.slots = {"x": np.zeros((cfg.num_envs, length, width), np.float32),
+                      "chosen": np.zeros((cfg.num_envs, length, *chosen_shape), chosen_type),
+                      "player": np.zeros((cfg.num_envs, length), np.int64),
+                      "banked": np.zeros((cfg.num_envs, length), np.float32)}
+        self.held = np.zeros(cfg.num_envs, np.int64)
+        self.buffer = {"x": np.zeros((cfg.buffer_size, width), np.float32),
+                       "chosen": np.zeros((cfg.buffer_size, *chosen_shape), chosen_type),
+                       "target": np.zeros(cfg.buffer_size, np.float32)}
+        self.filled = 0
+        self.head = 0
+
+    @property
+    def steps_per_update(self) -> int:
+        """Decisions played by one update (``num_envs x rollout``)."""
+        return self.config.num_envs * self.config.rollout
+
+    def config_dict(self) -> dict:
+        return {"dmc": self.config.as_dict()}
+
+    def _act(self, x: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Epsilon-greedy actions int64 ``(N,)`` and the features of every action (None for one-hot ids)."""
+        feats = None if self.one_hot else self.features(x, mask)
+        q = np.where(mask, np.asarray(self._q(self.params, x, feats)), -np.inf)
+        # Fixed draws per step (an exploring flag and a random action per row) keep the generator in step.
+        explore = self.rng.random(len(x)) < self.config.epsilon
+        random_actions, _ = sample_masked(np.zeros(mask.shape, np.float32), mask, self.rng)
+        return np.where(explore, random_actions, np.argmax(q, axis=1)), feats
+
+    def train_update(self) -> None:
+        """Play ``rollout`` steps in every game, bank the finished games' decisions, take the Adam steps."""
+        cfg = self.config
+        rows = np.arange(cfg.num_envs)
+        limit = self.slots["player"].shape[1]
+        finished = []
+        for _ in range(cfg.rollout):
+            x, mask = network_input(self.step, self.game), self.step.legal_mask
+            actions, feats = self._act(x, mask)
+            if (self.held >= limit).any():
+                raise RuntimeError(f"a game of {self.game_string} ran past its max_game_length ({limit})")
+            slot = self.held
+            self.slots["x"][rows, slot] = x
+            self.slots["chosen"][rows, slot] = actions if self.one_hot else feats[rows, actions]
+            self.slots["player"][rows, slot] = self.step.current_player
+            if self.running_score is not None:
+                self.slots["banked"][rows, slot] = self.running_score(self.env) / self.reward_scale
+            self.held += 1
+            self.step = self.env.step(actions)
+            for row in np.flatnonzero(self.step.terminated):
+                self._bank(row, self.step.returns[row] / self.reward_scale)
+            finished.extend(self.step.returns[self.step.terminated, 0].tolist())
+        if self.filled >= cfg.batch_size:
+            for _ in range(cfg.sgd_steps):
+                pick = self.rng.integers(0, self.filled, cfg.batch_size)
+                self.params, self.opt_state = self._update(self.params, self.opt_state, self.buffer["x"][pick],
+                                                           self.buffer["chosen"][pick], self.buffer["target"][pick])
+            self.params = {k: np.asarray(v) for k, v in self.params.items()}
+        self.steps += cfg.num_envs * cfg.rollout
+        self.updates += 1
+        self.finished_returns = finished
+
+    def _bank(self, row: int, returns: np.ndarray) -> None:
+        """Move row ``row``'s decisions into the buffer, each with its mover's target; empty the row's slots."""
+        count = int(self.held[row])
+        first = max(0, count - self.config.buffer_size)  # a game longer than the buffer keeps its end
+        players = self.slots["player"][row, first:count]
+        where = (self.head + np.arange(count - first)) % self.config.buffer_size
+        self.buffer["x"][where] = self.slots["x"][row, first:count]
+        self.buffer["chosen"][where] = self.slots["chosen"][row, first:count]
+        self.buffer["target"][where] = returns[players] - self.slots["banked"][row, first:count]
+        self.head = int((self.head + count - first) % self.config.buffer_size)
+        self.filled = min(self.filled + count - first, self.config.buffer_size)
+        self.held[row] = 0
+
+    def q_numpy(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Q float32 ``(N, A)`` of every action in NumPy (as the ``dmc`` agent computes it)."""
+        return q_values(self.params, inputs, None if self.one_hot else self.features(inputs, mask))
+
+    def act_greedy(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The legal action of largest Q in each row (how the ``dmc`` agent plays)."""
+        return np.argmax(np.where(mask, self.q_numpy(inputs, mask), -np.inf), axis=1)
+
+    def probabilities(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The greedy policy float64 ``(N, A)``: probability 1 at :meth:`act_greedy`'s action."""
+        probs = np.zeros(mask.shape)
+        probs[np.arange(len(mask)), self.act_greedy(inputs, mask)] = 1.0
+        return probs
+
+    # -- checkpoint support ---------------------------------------------------
+    def state(self) -> tuple[dict, dict]:
+        """JSON-able counters and generator state, and every array of the run (filled parts only)."""
+        import jax
+
+        arrays = {f"params/{k}": np.asarray(v) for k, v in self.params.items()}
+        leaves = jax.tree_util.tree_leaves(self.opt_state)
+        arrays.update({f"opt/{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)})
+        arrays.update({f"env/{k}": v for k, v in rollout.env_arrays(self.env).items()})
+        arrays.update(_step_arrays(self.step))
+        longest = int(self.held.max())
+        arrays.update({f"slots/{k}": v[:, :longest].copy() for k, v in self.slots.items()})
+        arrays["held"] = self.held.copy()
+        arrays.update({f"buffer/{k}": v[:self.filled].copy() for k, v in self.buffer.items()})
+        info = {"steps": self.steps, "updates": self.updates, "rng": self.rng.bit_generator.state,
+                "finished_returns": self.finished_returns, "filled": self.filled, "head": self.head}
+        return info, arrays
+
+    def load_state(self, info: dict, arrays: dict) -> None:
+        """Restore what :meth:`state` returned (shapes checked; raises ValueError on a mismatch)."""
+        import jax
+
+        params = {k[len("params/"):]: v for k, v in arrays.items() if k.startswith("params/")}
+        _check_same_shapes("parameters", self.params, params)
+        leaves, treedef = jax.tree_util.tree_flatten(self.opt_state)
+        saved = [arrays.get(f"opt/{i}") for i in range(len(leaves))]
+        if any(s is None or np.shape(s) != np.shape(leaf) for s, leaf in zip(saved, leaves)):
+            raise ValueError("the optimizer state does not match this configuration")
+        held, filled = arrays["held"], int(info["filled"])
+        longest = int(held.max()) if held.size else 0
+        if held.shape != self.held.shape or filled > self.config.buffer_size:
+            raise ValueError("the saved games in flight or replay buffer do not match this configuration")
+        for name, own in (*(("slots/" + k, v[:, :longest]) for k, v in self.slots.items()),
+                          *(("buffer/" + k, v[:filled]) for k, v in self.buffer.items())):
+            if arrays[name].shape != own.shape:
+                raise ValueError(f"the saved {name} has shape {arrays[name].shape}, this run needs {own.shape}")
+        rollout.restore_env(self.env, {k[len("env/"):]: v for k, v in arrays.items() if k.startswith("env/")})
+        self.step = _load_step(arrays, self.step)
+        for k, v in self.slots.items():
+            v[:, :longest] = arrays[f"slots/{k}"]
+        for k, v in self.buffer.items():
+            v[:filled] = arrays[f"buffer/{k}"]
+        self.held[:] = held
+        self.filled, self.head = filled, int(info["head"])
+        self.params = params
+        self.opt_state = jax.tree_util.tree_unflatten(treedef, [jax.numpy.asarray(s) for s in saved])
+        self.rng.bit_generator.state = info["rng"]
+        self.steps, self.updates = int(info["steps"]), int(info["updates"])
+        self.finished_returns = list(info["finished_returns"])
+
+    def weights_arrays(self) -> dict:
+        """What a weights file ships: the Q-network (``q/*``)."""
+        return {k: np.asarray(v) for k, v in self.params.items()}
+
+    def weights_metadata(self) -> dict:
+        """How to read the Q-network: its features, and the scale and meaning of its output."""
+        return {"action_features": features_name(self.game), "feature_size": int(self.features.size),
+                "value_scale": self.reward_scale,
+                "value_meaning": "points to come" if self.running_score is not None else "final return"}
