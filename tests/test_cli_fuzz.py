@@ -177,7 +177,8 @@ TABLE = [
     (["cfr", "--game", "leduc_poker", "--algo", "es-mccfr", "--iterations", "100000000"], "--iterations"),
     (["poke", "train", "--algo", "cfr+", "--iterations", "100000000", "--out", "{tmp}/p.npz"], "--iterations"),
     (["poke", "train", "--algo", "mccfr", "--iterations", "1000000000", "--out", "{tmp}/p.npz"], "--iterations"),
-    (["train", "--game", "kuhn_poker", "--algo", "ppo", "--steps", "100000000000"], "--steps"),
+    (["train", "--game", "poker_dice(variant=yacht12,players=1)", "--algo", "ppo", "--steps", "100000000000"],
+     "--steps"),
     # Outputs where nothing can be created, found before the deals are played.
     (["squares", "eval", "--agent", "greedy", "--deals", "2", "--save-scores", "/proc/nope/x.json"], "--save-scores"),
     (["dice", "regret", "--variant", "yacht12", "--agent", "random", "--games", "1", "--out", "/proc/nope/r.json"],
