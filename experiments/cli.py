@@ -20,7 +20,7 @@ from importlib.metadata import version
 from gamut.experiments.cli_output import announce_compiling
 from gamut.experiments.commands import command_modules
 from gamut.experiments.validate import harden_numbers
-from gamut.solvers.atomic_file import FileWriteError
+from gamut.solvers.atomic_file import NO_SPACE, FileWriteError
 
 
 # Actions meant to be given again: each occurrence adds to the value rather than replacing it.
@@ -99,6 +99,14 @@ def main(argv: list[str] | None = None) -> int:
     except FileWriteError as err:
         # A full disk or a folder gone read-only mid-run: the previous file is intact and no temporary is left.
         print(f"gamut {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        # A full disk under a writer of another library (pandas, matplotlib) is one line too; other errors are bugs.
+        if err.errno not in NO_SPACE:
+            raise
+        where = f" writing {err.filename}" if err.filename else ""
+        print(f"gamut {args.command}: error: no space left on the device{where}: free some space and run again",
+              file=sys.stderr)
         return 2
     except MemoryError:
         # The sizes are checked against this machine's memory up front; this catches what they cannot foresee.

@@ -7,6 +7,7 @@ a patched function.
 
 from __future__ import annotations
 
+import errno
 import re
 import subprocess
 from pathlib import Path
@@ -116,3 +117,22 @@ def test_a_read_only_folder_is_refused_before_any_work(read_only_disk, argv, fla
     err = capsys.readouterr().err
     assert status == 2 and flag in err and "not writable" in err and "Traceback" not in err
     assert list(read_only_disk.iterdir()) == []
+
+
+def test_a_full_disk_under_another_librarys_writer_is_one_error_line(monkeypatch, capsys):
+    from gamut.experiments import terminal_play
+
+    def full(self):
+        raise OSError(errno.ENOSPC, "No space left on device", "/results/staging/scores.csv")
+
+    monkeypatch.setattr(terminal_play.PlaySession, "run", full)
+    assert main(["play", "kuhn_poker"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [err.strip()] and "/results/staging/scores.csv" in err and "no space left" in err
+
+    def broken(self):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(terminal_play.PlaySession, "run", broken)
+    with pytest.raises(OSError, match="Input/output"):
+        main(["play", "kuhn_poker"])

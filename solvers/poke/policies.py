@@ -24,6 +24,7 @@ import pyspiel
 
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.game import SMALL_EXACT_PARAMS
+from gamut.solvers.atomic_file import write_atomically
 from gamut.solvers.cfr.best_response import exploitability
 from gamut.solvers.cfr.checkpoint import train
 from gamut.solvers.cfr.extract import extract_game
@@ -90,10 +91,7 @@ def save_policy(path, strategy: TabularStrategy) -> Path:
     path = save_strategy(path, strategy)
     with np.load(path, allow_pickle=False) as data:
         arrays = dict(data)
-    temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("wb") as handle:
-        np.savez_compressed(handle, **arrays)
-    temporary.replace(path)
+    write_atomically(path, lambda handle: np.savez_compressed(handle, **arrays))
     return path
 
 
