@@ -124,7 +124,7 @@ class DMCConfig(Hyperparameters):
     num_envs: int = 64
     rollout: int = 16
     hidden: tuple = (256, 256)
-    learning_rate: float = 3e-4
+    learning_rate: float = 1e-4
     batch_size: int = 512
     sgd_steps: int = 4
     buffer_size: int = 32768
