@@ -81,7 +81,10 @@ def game_string(value) -> str:
 
     if not isinstance(value, str):
         raise ValueError(f"expected a game string such as 'kuhn_poker' or 'name(param=value)', got {value!r}")
-    load_game(value)
+    try:
+        load_game(value)
+    except ValueError as err:
+        raise ValueError(f"game string {value!r} does not load: {err}") from None
     return value
 
 
