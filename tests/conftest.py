@@ -38,3 +38,14 @@ def ray_instance_lock():
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist, start the slow tests first, so that the fast ones fill in at the end.
+
+    Every worker collects the same items and sorts them the same way (a stable sort), so the
+    workers agree on the collection; a serial run keeps the files' order.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
