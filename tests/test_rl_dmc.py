@@ -142,17 +142,33 @@ def test_a_config_whose_games_in_flight_do_not_fit_is_refused():
         make_trainer("dmc", "poker_squares", 0, {"buffer_size": 16, "batch_size": 32})
 
 
+def test_the_learning_rate_anneals_over_adam_steps_and_bad_settings_are_refused():
+    from gamut.solvers.rl.dmc import DMCConfig, _learning_rate
+
+    # 1,024 decisions an update, 4 Adam steps an update: 102,400 decisions are 400 Adam steps.
+    schedule = _learning_rate(DMCConfig(learning_rate=1e-3, anneal_steps=102400, final_learning_rate=1e-4))
+    np.testing.assert_allclose([float(schedule(k)) for k in (0, 200, 400, 900)], [1e-3, 5.5e-4, 1e-4, 1e-4],
+                               rtol=1e-5)
+    assert "anneal_steps" not in DMCConfig().as_dict()  # runs from before the setting still resume
+    for bad, message in (({"epsilon": 1.5}, "epsilon"), ({"final_learning_rate": 1.0}, "final_learning_rate"),
+                         ({"anneal_steps": -1}, "anneal_steps"), ({"reward_scale": -1.0}, "reward_scale")):
+        with pytest.raises(ValueError, match=message):
+            DMCConfig(**bad)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game_string", ["poker_squares", "poke(mode=deal)"])
 def test_resume_from_a_checkpoint_gives_the_parameters_of_an_uninterrupted_run(game_string, tmp_path):
-    # Stopped after its first checkpoint (games in flight, half a buffer), then resumed to the same total.
-    straight = make_trainer("dmc", game_string, 7, TINY)
+    # Stopped after its first checkpoint (games in flight, half a buffer), then resumed to the same total;
+    # the annealed learning rate continues on its schedule.
+    settings = {**TINY, "anneal_steps": 384, "final_learning_rate": 1e-4}
+    straight = make_trainer("dmc", game_string, 7, settings)
     summary = train(straight, 6 * 64, tmp_path / "straight", eval_every=2 * 64, eval_games=20, final_games=20)
-    stopped = make_trainer("dmc", game_string, 7, TINY)
+    stopped = make_trainer("dmc", game_string, 7, settings)
     train(stopped, 6 * 64, tmp_path / "split", eval_every=2 * 64, eval_games=20, final_games=20,
           stop_after_seconds=0.0)
     assert stopped.steps == 64 and stopped.held.any()
-    resumed = make_trainer("dmc", game_string, 7, TINY)
+    resumed = make_trainer("dmc", game_string, 7, settings)
     again = train(resumed, 6 * 64, tmp_path / "split", resume=True, eval_every=2 * 64, eval_games=20, final_games=20)
     assert resumed.steps == straight.steps == 6 * 64
     for key, value in straight.params.items():

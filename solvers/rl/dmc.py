@@ -130,10 +130,13 @@ class DMCConfig(Hyperparameters):
     buffer_size: int = 32768
     epsilon: float = 0.05
     max_grad_norm: float = 10.0
+    anneal_steps: int = 0
+    final_learning_rate: float = 0.0
     reward_scale: float = 0.0
     score_rewards: bool = True
     memory_mb: int = 1024
     NAME = "DMC"
+    LATER_SETTINGS = ("anneal_steps", "final_learning_rate")
 
     def __post_init__(self):
         self._require_whole(("num_envs", "rollout", "batch_size", "sgd_steps", "buffer_size", "memory_mb"))
@@ -143,10 +146,30 @@ class DMCConfig(Hyperparameters):
         for name in ("learning_rate", "max_grad_norm"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"DMC {name} must be > 0, got {getattr(self, name)}")
+        if int(self.anneal_steps) != self.anneal_steps or self.anneal_steps < 0:
+            raise ValueError(f"DMC anneal_steps must be a whole number >= 0 (0: a constant learning rate), "
+                             f"got {self.anneal_steps}")
+        if not 0 <= self.final_learning_rate <= self.learning_rate:
+            raise ValueError(f"DMC final_learning_rate must lie in [0, learning_rate = {self.learning_rate}], "
+                             f"got {self.final_learning_rate}")
         if not 0 <= self.epsilon <= 1:
             raise ValueError(f"DMC epsilon must lie in [0, 1], got {self.epsilon}")
         if not self.reward_scale >= 0:
             raise ValueError(f"DMC reward_scale must be > 0, or 0 for the game's default, got {self.reward_scale}")
+
+
+def _learning_rate(config: DMCConfig):
+    """Adam's step size: constant, or falling linearly to ``final_learning_rate`` over ``anneal_steps`` decisions.
+
+    The schedule counts Adam's steps (``sgd_steps`` per update of ``num_envs x
+    rollout`` decisions), which the checkpoint holds.
+    """
+    import optax
+
+    if config.anneal_steps == 0:
+        return config.learning_rate
+    adam_steps = config.anneal_steps * config.sgd_steps // (config.num_envs * config.rollout)
+    return optax.linear_schedule(config.learning_rate, config.final_learning_rate, max(adam_steps, 1))
 
 
 def _running_score(game, wanted: bool):
@@ -193,7 +216,7 @@ class DMCTrainer:
         width = network_input(self.step, self.game).shape[1]
         self._allocate(width)
         self.params = init_mlp("q", [width + self.features.size, *cfg.hidden, 1], self.rng, 1.0)
-        self.optimizer = optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.learning_rate))
+        self.optimizer = optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(_learning_rate(cfg)))
         self.opt_state = self.optimizer.init(self.params)
         self.steps = 0
         self.updates = 0
