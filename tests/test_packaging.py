@@ -39,7 +39,7 @@ def test_user_api():
 
 @pytest.mark.parametrize("bad, named", [
     ("no_such_game", "unknown game 'no_such_game'"),
-    ("poke(hand_size=", "cannot load game"),
+    ("poke(hand_size=", "a '(' never closed"),
     ("poker_squares(scoring=nine)", "scoring"),
 ])
 def test_load_game_names_what_is_wrong(bad, named):
