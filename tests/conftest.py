@@ -21,14 +21,20 @@ if not os.environ.get("GAMUT_CACHE_DIR"):
 
 
 @pytest.fixture
-def ray_instance_lock():
+def ray_instance_lock(monkeypatch):
     """Serialise the tests that start a real Ray instance, across xdist workers and concurrent sessions.
 
     A local ``ray.init()`` joins whatever instance another process started on this
     machine, and ``ray stop --force`` stops every instance on it, so two such tests
     at once would join or kill each other's cluster. Each holds this lock while
     its instance runs.
+
+    Ray (2.5x and later) turns token authentication on for a local cluster whenever
+    ``~/.ray/auth_token`` exists, and its first local cluster writes that file: a
+    later test's head then refused the driver ("InvalidAuthToken"). The test
+    instances live on this machine only, so they run with authentication off.
     """
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     if fcntl is None:
         yield
         return

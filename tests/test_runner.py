@@ -87,7 +87,9 @@ def test_ray_backend_matches_local_on_a_real_ray_instance(tmp_path):
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
     ray_bin = str(Path(sys.executable).parent / "ray")
     subprocess.run(
-        [ray_bin, "start", "--head", f"--port={port}", "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats"],
+        # On loopback: the test's instance is reached at 127.0.0.1, never at the machine's other addresses.
+        [ray_bin, "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1", "--num-cpus=2",
+         "--include-dashboard=false", "--disable-usage-stats"],
         check=True, capture_output=True, env=env, timeout=180,
     )
     try:
