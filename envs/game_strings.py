@@ -13,11 +13,11 @@ A value is read as OpenSpiel reads it: ``true``/``false``, a whole number
 (which must fit C++'s 32-bit ``int``), a finite decimal number, a nested game
 string (parentheses balanced), or else text.
 
-    >>> parse_game_string("poke(mode=rubber,num_ranks=3)")
-    ('poke', {'mode': 'rubber', 'num_ranks': '3'})
-    >>> parse_game_string("poke(mode=rubber,mode=deal)")
+    >>> parse_game_string("goofspiel(num_cards=4,points_order=descending)")
+    ('goofspiel', {'num_cards': '4', 'points_order': 'descending'})
+    >>> parse_game_string("goofspiel(num_cards=4,num_cards=5)")
     Traceback (most recent call last):
-    ValueError: game string 'poke(mode=rubber,mode=deal)': parameter 'mode' is given twice
+    ValueError: game string 'goofspiel(num_cards=4,num_cards=5)': parameter 'num_cards' is given twice
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ agents alike::
     True
 
 Every function that takes a game takes a ``pyspiel.Game`` or a game string
-(``make_bot("poke", "ismcts")``), loaded by :func:`gamut.envs.loading.load_game`.
+(``make_bot("kuhn_poker", "ismcts")``), loaded by :func:`gamut.envs.loading.load_game`.
 
 Agents are registered by tables: :mod:`gamut.solvers.agents` holds the
 generic agents, and each game's declaration (``GAME.agents``) names the
