@@ -299,7 +299,7 @@ def test_random_rollout_decisions_are_uniform_over_legal_actions():
     [
         ({"iterations": 0}, "'iterations' must be >= 1"),
         ({"seconds": -1.0}, "'seconds' must be >= 0"),
-        ({"seconds": math.inf}, "'seconds' must be >= 0"),
+        ({"seconds": math.inf}, "option 'seconds' takes at most 600, got inf"),
         ({"uct_c": -0.5}, "uct_c must be a finite number >= 0"),
         ({"uct_c": math.nan}, "uct_c must be a finite number >= 0"),
         ({"rollout": "fast"}, "'rollout' must be one of auto, api, state"),
