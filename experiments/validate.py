@@ -35,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from gamut.envs.memory import format_bytes, physical_memory
+
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 # Ceilings of the work one command may be asked for, each named in its flag's help. They sit far above
@@ -101,22 +103,6 @@ seed = whole(0, INT64_MAX)
 """argparse type: a seed, a whole number in 0..2**63-1 (what the kernels hold as int64)."""
 
 
-def physical_memory() -> int | None:
-    """Bytes of physical memory of this machine, or None where the system does not say."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-def _bytes(n: float) -> str:
-    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
-        if n < 1024 or unit == "PB":
-            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
-        n /= 1024
-    raise AssertionError("unreachable")
-
-
 def memory_count(bytes_each: int, low: int = 1):
     """argparse type: a count of items held in memory at once, ``bytes_each`` bytes per item.
 
@@ -129,9 +115,9 @@ def memory_count(bytes_each: int, low: int = 1):
         total = physical_memory()
         if total is not None and value * bytes_each > total:
             raise argparse.ArgumentTypeError(
-                f"{value:,} needs about {_bytes(value * bytes_each)} of memory "
+                f"{value:,} needs about {format_bytes(value * bytes_each)} of memory "
                 f"({bytes_each:,} byte{'' if bytes_each == 1 else 's'} each) "
-                f"and this machine has {_bytes(total)}: use at most {total // bytes_each:,}")
+                f"and this machine has {format_bytes(total)}: use at most {total // bytes_each:,}")
         return value
 
     parse.__name__ = "count"

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from gamut.envs.memory import format_bytes
+
 # Errors that mean the file does not fit where it is written.
 NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
@@ -51,14 +53,6 @@ class _CountingSink:
 
     def seekable(self) -> bool:
         return False
-
-
-def _bytes(n: float) -> str:
-    for unit in ("bytes", "KB", "MB", "GB", "TB"):
-        if n < 1024 or unit == "TB":
-            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
-        n /= 1024
-    raise AssertionError("unreachable")
 
 
 def _free_bytes(folder: Path) -> int | None:
@@ -122,5 +116,5 @@ def _explain(path: Path, content, err: OSError) -> str:
         content(sink)
         size = sink.size
     free = _free_bytes(path.parent)
-    where = "" if free is None else f"; {_bytes(free)} is free there"
-    return f"cannot write {path}: no space left on its device: the file needs about {_bytes(size)}{where}"
+    where = "" if free is None else f"; {format_bytes(free)} is free there"
+    return f"cannot write {path}: no space left on its device: the file needs about {format_bytes(size)}{where}"
