@@ -1,8 +1,9 @@
-"""A small seeded random generator for the toolkit's kernels (xorshift64*).
+"""A small seeded random generator for the toolkit's kernels (xorshift64*), and splitmix64.
 
 Numba kernels draw from a one-element ``uint64`` array so a generator can be
 passed around and advanced in place without allocating; the same seed gives
-the same numbers.
+the same numbers. ``splitmix64`` is a stateless mix: it keys streams and
+deals by integers (seed, game, deal) without carrying a generator along.
 """
 
 from __future__ import annotations
@@ -19,6 +20,15 @@ def rng_state(seed):
     x ^= x >> np.uint64(31)
     rng[0] = x | np.uint64(1)
     return rng
+
+
+@numba.njit(cache=True)
+def splitmix64(x):
+    """One splitmix64 output for the ``uint64`` counter ``x`` (a counter-based stream: feed it its output)."""
+    z = x + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 @numba.njit(cache=True)

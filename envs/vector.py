@@ -45,7 +45,7 @@ from gamut.envs.declaration import resolve
 from gamut.envs.loading import load_game
 from gamut.envs.memory import format_bytes, physical_memory
 from gamut.envs.registry import declaration_of, declarations
-from gamut.envs.rng import below, rng_state
+from gamut.envs.rng import below, rng_state, splitmix64
 
 
 
@@ -81,18 +81,9 @@ class VectorStep:
 
 
 @numba.njit(cache=True)
-def _splitmix64(x):
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    z = x
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@numba.njit(cache=True)
 def _fill_streams(seed, first, out):
     for k in range(out.shape[0]):
-        key = _splitmix64(_splitmix64(np.uint64(seed)) ^ np.uint64(first + k))
+        key = splitmix64(splitmix64(np.uint64(seed)) ^ np.uint64(first + k))
         out[k] = rng_state(key)[0]
 
 

@@ -33,25 +33,17 @@ import pyspiel
 
 from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import layout as L
+from gamut.envs.rng import splitmix64
 from gamut.solvers.stats import Estimate, mean_ci
 
-_GOLDEN = 0x9E3779B97F4A7C15
 _SEED_MASK = (1 << 62) - 1
-
-
-@numba.njit(cache=True)
-def _splitmix(x):
-    z = x + np.uint64(_GOLDEN)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 @numba.njit(cache=True)
 def card_key(seed, deal, epoch, card):
     """Shuffle key (``uint64``) of ``card`` in ``epoch`` of deal ``deal`` of the match ``seed``."""
-    base = _splitmix(np.uint64(seed) ^ _splitmix(np.uint64(deal) ^ _splitmix(np.uint64(epoch))))
-    return _splitmix(base ^ np.uint64(card))
+    base = splitmix64(np.uint64(seed) ^ splitmix64(np.uint64(deal) ^ splitmix64(np.uint64(epoch))))
+    return splitmix64(base ^ np.uint64(card))
 
 
 @numba.njit(cache=True)

@@ -26,19 +26,10 @@ import numpy as np
 import pyspiel
 
 from gamut.envs.poke import kernels as K
+from gamut.envs.rng import splitmix64
 from gamut.solvers.poke.heuristic import NUM_PARAMS, heuristic_action
 from gamut.solvers.stats import Estimate, mean_ci
 
-_GOLDEN = 0x9E3779B97F4A7C15
-
-
-@numba.njit(cache=True)
-def splitmix64(x):
-    """One splitmix64 output for the ``uint64`` counter ``x`` (a counter-based stream: feed it its output)."""
-    z = x + np.uint64(_GOLDEN)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 @numba.njit(cache=True)

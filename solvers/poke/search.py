@@ -28,9 +28,9 @@ import pyspiel
 
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.resample import resample
+from gamut.envs.rng import splitmix64
 from gamut.solvers.ismcts import ISMCTS
 from gamut.solvers.poke.heuristic import DEFAULT_PARAMS, lowest_cards, discard_cards, heuristic_action, require_poke
-from gamut.solvers.poke.match import splitmix64
 from gamut.solvers.poke.policies import current_deal, deal_game_for
 from gamut.solvers.poke.walker import information_key
 
