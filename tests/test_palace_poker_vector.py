@@ -14,9 +14,9 @@ from gamut.envs.loading import load_game
 from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import layout as L
 from gamut.envs.palace_poker.tensors import tensor_blocks, tensor_size, write_tensor
-from gamut.envs.vector import game_streams, make_vector, observation_bounds, random_legal_actions
+from gamut.envs.vector import make_vector, observation_bounds
 from gamut.envs.versions import game_variants
-from tests.vector_replay import replay_check
+from tests.vector_replay import drive, replay_check
 
 VARIANTS = game_variants()["palace_poker"]
 # Beyond the documented variants: ten seats (three banner groups), short
@@ -154,25 +154,12 @@ def test_tensor_kernel_matches_the_python_encoder_on_100000_cases():
     assert cases == 1000 // 4 * 20 * (2 + 10 + 5 + 3) == 100_000
 
 
-def drive(env, steps, policy_seed=1):
-    """Step ``env`` with random legal actions (row ``i`` from its own stream); the records of every call."""
-    policy = game_streams(policy_seed, env.num_envs)
-    actions = np.zeros(env.num_envs, np.int64)
-    step = env.reset()
-    records = [step]
-    for _ in range(steps):
-        random_legal_actions(step.legal_mask, policy, actions)
-        step = env.step(actions)
-        records.append(step)
-    return records
-
-
 @pytest.mark.slow
 def test_rows_do_not_depend_on_the_batch_size_or_the_threads():
     game = "palace_poker(betting=no_limit,players=4)"
-    small = drive(make_vector(game, 8, seed=3, info_state=True), 150)
-    large = drive(make_vector(game, 64, seed=3, info_state=True), 150)
-    threaded = drive(make_vector(game, 64, seed=3, info_state=True, threads=2), 150)
+    small = drive(make_vector(game, 8, seed=3, info_state=True), 150, policy_seed=1)
+    large = drive(make_vector(game, 64, seed=3, info_state=True), 150, policy_seed=1)
+    threaded = drive(make_vector(game, 64, seed=3, info_state=True, threads=2), 150, policy_seed=1)
     for a, b, c in zip(small, large, threaded):
         for field in ("obs", "info_state", "legal_mask", "current_player", "rewards", "terminated", "returns"):
             np.testing.assert_array_equal(getattr(a, field), getattr(b, field)[:8], err_msg=field)
@@ -181,7 +168,7 @@ def test_rows_do_not_depend_on_the_batch_size_or_the_threads():
 
 def test_hands_end_restart_and_pay_zero_sum_returns():
     env = make_vector("palace_poker(players=3)", 32, seed=9)
-    records = drive(env, 120)
+    records = drive(env, 120, policy_seed=1)
     ended = sum(int(r.terminated.sum()) for r in records)
     assert ended > 32  # most rows finished more than one hand
     for r in records:

@@ -10,11 +10,11 @@ import gamut.envs  # noqa: F401  (registers the games)
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.game import score_maxima
 from gamut.envs.poke.tensors import piece_offsets, write_tensor
-from gamut.envs.vector import game_streams, make_vector, observation_bounds, random_legal_actions
+from gamut.envs.vector import make_vector, observation_bounds
 from gamut.envs.versions import game_variants
 from tests.chance import random_move
 from tests.poke_reference import reference_tensor
-from tests.vector_replay import replay_check
+from tests.vector_replay import drive, replay_check
 
 VARIANTS = game_variants()["poke"]
 
@@ -34,19 +34,6 @@ def test_replay_matches_pyspiel(variant):
         assert finished > 20  # games end inside the check and restart
 
 
-def _drive(env, steps, policy_seed):
-    """Outputs of ``steps`` calls under random legal actions from streams seeded by ``policy_seed``."""
-    policy = game_streams(policy_seed, env.num_envs)
-    actions = np.zeros(env.num_envs, np.int64)
-    step = env.reset()
-    out = [step]
-    for _ in range(steps):
-        random_legal_actions(step.legal_mask, policy, actions)
-        step = env.step(actions)
-        out.append(step)
-    return out
-
-
 def _same(a, b, rows):
     for name in ("obs", "info_state", "legal_mask", "current_player", "rewards", "terminated", "returns"):
         if getattr(a, name) is not None or getattr(b, name) is not None:
@@ -55,9 +42,9 @@ def _same(a, b, rows):
 
 @pytest.mark.parametrize("variant", ["poke()", "poke(mode=rubber,follow=free)"])
 def test_rows_do_not_depend_on_batch_size_or_threads(variant):
-    small = _drive(make_vector(variant, 8, seed=11, info_state=True), 40, policy_seed=2)
-    large = _drive(make_vector(variant, 64, seed=11, info_state=True), 40, policy_seed=2)
-    threaded = _drive(make_vector(variant, 64, seed=11, info_state=True, threads=2), 40, policy_seed=2)
+    small = drive(make_vector(variant, 8, seed=11, info_state=True), 40, policy_seed=2)
+    large = drive(make_vector(variant, 64, seed=11, info_state=True), 40, policy_seed=2)
+    threaded = drive(make_vector(variant, 64, seed=11, info_state=True, threads=2), 40, policy_seed=2)
     for s, big, thr in zip(small, large, threaded):
         _same(s, big, 8)
         _same(big, thr, 64)
@@ -67,7 +54,7 @@ def test_rows_do_not_depend_on_batch_size_or_threads(variant):
 def test_finished_games_report_returns_and_restart():
     env = make_vector("poke(hand_size=2,num_ranks=3,num_suits=2)", 32, seed=5)
     ended = 0
-    for step in _drive(env, 30, policy_seed=1)[1:]:
+    for step in drive(env, 30, policy_seed=1)[1:]:
         done = np.flatnonzero(step.terminated)
         ended += len(done)
         np.testing.assert_array_equal(step.returns.sum(axis=1), 0.0)

@@ -8,9 +8,9 @@ import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
 from gamut.envs import dice
 from gamut.envs.poker_dice import kernels as K
 from gamut.envs.poker_dice.encoding import encode_observation, observation_scales
-from gamut.envs.vector import game_streams, make_vector, observation_bounds, random_legal_actions
+from gamut.envs.vector import make_vector, observation_bounds
 from gamut.envs.versions import game_variants
-from tests.vector_replay import replay_check
+from tests.vector_replay import drive, replay_check
 
 VARIANTS = game_variants()["poker_dice"]
 # Steps per variant, above each documented max_game_length (90, 150, 36, 39, 9
@@ -39,18 +39,6 @@ def test_replay_other_parameters(game_string):
     replay_check(game_string, num_envs=8, steps=40, seed=5)
 
 
-def _drive(env, steps, policy_seed, reset_seed=None):
-    """The records of ``reset(reset_seed)`` and ``steps`` calls under random legal actions
-    (row i's action drawn from policy stream ``(policy_seed, i)``)."""
-    policy = game_streams(policy_seed, env.num_envs)
-    actions = np.zeros(env.num_envs, np.int64)
-    records = [env.reset(reset_seed)]
-    for _ in range(steps):
-        random_legal_actions(records[-1].legal_mask, policy, actions)
-        records.append(env.step(actions))
-    return records
-
-
 def _same_rows(a, b, rows):
     for field in ("obs", "legal_mask", "current_player", "rewards", "terminated", "returns"):
         np.testing.assert_array_equal(getattr(a, field)[rows], getattr(b, field)[rows], err_msg=field)
@@ -62,9 +50,9 @@ def _same_rows(a, b, rows):
 def test_rows_do_not_depend_on_batch_size_or_threads(game_string):
     # random_legal_actions draws row i's action from its own stream, so the first
     # 8 rows of the 64-row batch get the same actions as the 8-row batch.
-    small = _drive(make_vector(game_string, 8, seed=11), 150, policy_seed=4)
-    large = _drive(make_vector(game_string, 64, seed=11), 150, policy_seed=4)
-    threaded = _drive(make_vector(game_string, 64, seed=11, threads=2), 150, policy_seed=4)
+    small = drive(make_vector(game_string, 8, seed=11), 150, policy_seed=4)
+    large = drive(make_vector(game_string, 64, seed=11), 150, policy_seed=4)
+    threaded = drive(make_vector(game_string, 64, seed=11, threads=2), 150, policy_seed=4)
     for s, big, thr in zip(small, large, threaded):
         _same_rows(s, big, slice(0, 8))
         _same_rows(big, thr, slice(None))
@@ -73,8 +61,8 @@ def test_rows_do_not_depend_on_batch_size_or_threads(game_string):
 
 def test_reset_with_a_seed_repeats_the_games():
     env = make_vector("poker_dice(variant=classic_banked,players=2)", 16, seed=1)
-    first = _drive(env, 30, policy_seed=3)
-    again = _drive(env, 30, policy_seed=3, reset_seed=1)
+    first = drive(env, 30, policy_seed=3)
+    again = drive(env, 30, policy_seed=3, reset_seed=1)
     for a, b in zip(first, again):
         _same_rows(a, b, slice(None))
     fresh = env.reset()  # without a seed: each row's stream goes on, new games
@@ -83,7 +71,7 @@ def test_reset_with_a_seed_repeats_the_games():
 
 def test_finished_games_report_returns_and_restart():
     env = make_vector("poker_dice(variant=yacht12,players=1)", 16, seed=2)
-    records = _drive(env, 120, policy_seed=9)
+    records = drive(env, 120, policy_seed=9)
     ended = 0
     for record in records[1:]:
         for i in np.flatnonzero(record.terminated):
@@ -139,7 +127,7 @@ def test_observations_stay_in_the_declared_bounds():
     assert observation_bounds("poker_dice(variant=classic,players=2)") == (-1.0, 1.0)
     assert make_vector("poker_dice(variant=classic,players=2)", 1).obs_low == -1.0
     for game_string in VARIANTS + OTHER_PARAMS:
-        records = _drive(make_vector(game_string, 32, seed=1), 200, policy_seed=2)
+        records = drive(make_vector(game_string, 32, seed=1), 200, policy_seed=2)
         obs = np.stack([r.obs for r in records])
         assert obs.min() >= -1.0 and obs.max() <= 1.0, game_string
 

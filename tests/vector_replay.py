@@ -4,7 +4,9 @@
 random legal actions and replays every row through a pyspiel State with the
 same chance outcomes (the environment's chance trace), comparing after every
 call the observation (and information-state) tensor, legal mask, player to
-move, rewards, termination and final returns exactly.
+move, rewards, termination and final returns exactly. ``drive(env, steps,
+policy_seed)`` gives the records of such random play, for tests that compare
+two runs with each other.
 """
 
 from __future__ import annotations
@@ -13,6 +15,18 @@ import numpy as np
 
 from gamut.envs.loading import load_game
 from gamut.envs.vector import game_streams, make_vector, random_legal_actions
+
+
+def drive(env, steps: int, policy_seed: int, reset_seed: int | None = None) -> list:
+    """The records of ``reset(reset_seed)`` and ``steps`` calls under random legal actions
+    (row i's action drawn from policy stream ``(policy_seed, i)``)."""
+    policy = game_streams(policy_seed, env.num_envs)
+    actions = np.zeros(env.num_envs, np.int64)
+    records = [env.reset(reset_seed)]
+    for _ in range(steps):
+        random_legal_actions(records[-1].legal_mask, policy, actions)
+        records.append(env.step(actions))
+    return records
 
 
 def _advance_chance(state, outcomes, row):
