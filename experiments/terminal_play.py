@@ -155,14 +155,21 @@ _LINE_WIDTH = 96
 
 
 def make_preferred_bot(game: pyspiel.Game, names: tuple[str, ...] | str, player: int,
-                       seed: int) -> tuple[str, pyspiel.Bot, list[str]]:
+                       seed: int, options: dict | None = None) -> tuple[str, pyspiel.Bot, list[str]]:
     """The first agent of ``names`` (best first) that plays this variant of ``game`` and can be built.
 
     An agent that needs a file (a learned table, a trained policy) which is
     missing or stale raises ValueError when built; the next one is tried and
-    the reason is kept. Returns ``(name, bot, reasons the better ones were skipped)``.
+    the reason is kept. ``options`` go to the agent when ``names`` is one
+    name. Returns ``(name, bot, reasons the better ones were skipped)``.
     """
     names = (names,) if isinstance(names, str) else tuple(names)
+    if options:
+        # Options may lift a refusal (a weights file of the user's own), so the agent is built, not looked up.
+        if len(names) != 1:
+            raise ValueError(f"agent options {sorted(options)} need one agent, not the preferences "
+                             f"{', '.join(names)}")
+        return names[0], make_bot(game, names[0], player=player, seed=seed, **options), []
     available = bot_names(game)
     skipped = []
     for name in names:
@@ -187,6 +194,9 @@ class PlaySession:
     opponent, hint : str, optional
         Agent names for the other seats and for hints (default: the first of
         the view's that plays this variant).
+    opponent_options, hint_options : dict, optional
+        Keyword options of the named ``opponent`` and ``hint`` agents (e.g.
+        ``{"weights": "train/ppo-poke/weights.npz"}``).
     seed : int
         Seeds the deal and every agent.
     read : callable ``(prompt) -> str``
@@ -195,7 +205,8 @@ class PlaySession:
     """
 
     def __init__(self, game: pyspiel.Game, human: int = 0, opponent: str | None = None,
-                 hint: str | None = None, seed: int = 0, read=input, write=print):
+                 hint: str | None = None, seed: int = 0, read=input, write=print,
+                 opponent_options: dict | None = None, hint_options: dict | None = None):
         if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
             raise ValueError(f"{game} is not a sequential game; terminal play takes turns one at a time")
         if not 0 <= human < game.num_players():
@@ -209,10 +220,10 @@ class PlaySession:
         for p in range(game.num_players()):
             if p != human:
                 self.bot_names[p], self.bots[p], skipped = make_preferred_bot(
-                    game, opponent or self.view.opponent, p, seed + 1 + p)
+                    game, opponent or self.view.opponent, p, seed + 1 + p, opponent_options)
                 notices.update((f"opponent agent skipped ({reason})", None) for reason in skipped)
         self.hint_name, self.hint_bot, skipped = make_preferred_bot(game, hint or self.view.hint, human,
-                                                                    seed + 1000 + human)
+                                                                    seed + 1000 + human, hint_options)
         notices.update((f"hint agent skipped ({reason})", None) for reason in skipped)
         self.notices = list(notices)
         self.state = game.new_initial_state()

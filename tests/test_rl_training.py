@@ -1,6 +1,8 @@
 """PPO and NFSP training: learning on a small game, exact resume, validated checkpoints and weights, the agents."""
 
+import io
 import json
+import sys
 
 import numpy as np
 import pyspiel
@@ -203,8 +205,11 @@ def test_cli_trains_resumes_and_refuses_bad_checkpoints(tmp_path, capsys):
     status, out, err = _cli(capsys, "--steps", "128", *common)
     assert status == 0, err
     result = json.loads(out.splitlines()[-1])
-    assert {"final_mean_return", "ci95_low", "ci95_high", "n", "steps", "seconds"} <= set(result)
+    assert {"final_mean_return", "ci95_low", "ci95_high", "n", "steps", "weights"} <= set(result)
     assert result["steps"] == 128 and result["n"] == 30
+    # Training time (the updates: wall and CPU) is reported apart from the command's wall time.
+    assert 0 < result["train_seconds"] < result["wall_seconds"] and result["train_cpu_seconds"] > 0
+    assert "seconds" not in result
     status, _, err = _cli(capsys, "--steps", "256", *common)
     assert status == 2 and "--resume" in err
     status, out, err = _cli(capsys, "--steps", "256", "--resume", *common)
@@ -257,3 +262,28 @@ def test_shipped_weights_are_checked_against_the_manifest(tmp_path, monkeypatch)
     with pytest.raises(ValueError, match="fail the SHA-256"):
         make_bot(game, "ppo")
     assert "ppo" not in bot_names(pyspiel.load_game("poker_dice(variant=classic,players=2)"))
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.slow
+def test_the_bar_stops_at_its_total_and_says_whom_it_evaluates_against(tmp_path, monkeypatch):
+    from gamut.experiments.cli import main
+
+    err = _Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    # 100 steps in updates of 16 x 8 = 128: the run ends past --steps, the bar must not.
+    status = main(["train", "--game", "palace_poker(players=3)", "--algo", "ppo", "--steps", "100",
+                   "--out", str(tmp_path / "run"), "--eval-games", "4", "--final-games", "6",
+                   "--eval-opponent", "heuristic", "--set", "num_envs=16", "--set", "rollout=8",
+                   "--set", "hidden=16"])
+    monkeypatch.undo()
+    screen = err.getvalue()
+    assert status == 0, screen
+    assert "100/100" in screen and "128/100" not in screen, screen
+    assert "ppo evaluating: 4 games against heuristic at the other seats" in screen, screen
+    assert "ppo final evaluation: 6 games against heuristic at the other seats" in screen, screen
+    assert "ppo training" in screen

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gamut.experiments.validate import check_agent_name, check_seat, seed, whole
+from gamut.experiments.validate import check_agent, check_agent_name, check_seat, parse_options, seed, whole
 
 
 def register(subparsers) -> None:
@@ -28,6 +28,11 @@ def register(subparsers) -> None:
     parser.add_argument("--hint", default=None, help=(
         "agent that answers 'hint' (default: the first hint agent of the game's view that plays the variant; "
         "the README lists them per game)"))
+    parser.add_argument("--opponent-option", action="append", default=[], metavar="NAME=VALUE", help=(
+        "option of the --opponent agent, repeatable; e.g. --opponent ppo --opponent-option "
+        "weights=train/ppo-poke/weights.npz seats a network that gamut train wrote"))
+    parser.add_argument("--hint-option", action="append", default=[], metavar="NAME=VALUE", help=(
+        "option of the --hint agent, repeatable (e.g. --hint ismcts --hint-option iterations=2000)"))
     parser.add_argument("--seed", type=seed, default=0,
                         help="seed of the deal and the agents (default: %(default)s)")
     parser.set_defaults(handler=_play)
@@ -39,11 +44,24 @@ def _play(args: argparse.Namespace) -> int:
     from gamut.experiments.validate import load_game_flag
 
     game = load_game_flag(args.game, "GAME")
-    if args.opponent is not None and game.num_players() == 1:
-        raise ValueError(f"--opponent: {game} is a one-player game; there is no seat for an opponent")
+    if game.num_players() == 1 and (args.opponent is not None or args.opponent_option):
+        flag = "--opponent" if args.opponent is not None else "--opponent-option"
+        raise ValueError(f"{flag}: {game} is a one-player game; there is no seat for an opponent")
     check_seat(game, args.seat)
-    check_agent_name(game, args.opponent, "--opponent")
-    check_agent_name(game, args.hint, "--hint")
-    session = PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed)
+    options = {}
+    for role in ("opponent", "hint"):
+        name, flag = getattr(args, role), f"--{role}"
+        options[role] = parse_options(getattr(args, f"{role}_option"), f"{flag}-option")
+        if options[role] and name is None:
+            # The default agent is chosen by the variant; options must name the agent they are for.
+            raise ValueError(f"{flag}-option needs {flag} NAME: options belong to the agent they are given for")
+        if options[role]:
+            # Built once now, so a missing or foreign weights file is refused before the first move.
+            player = args.seat if role == "hint" else (args.seat + 1) % game.num_players()
+            check_agent(game, name, flag, options[role], player=player, seed=args.seed)
+        else:
+            check_agent_name(game, name, flag)
+    session = PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed,
+                          opponent_options=options["opponent"], hint_options=options["hint"])
     session.run()
     return 0

@@ -123,15 +123,28 @@ def run_train(args: argparse.Namespace) -> int:
     if args.resume:
         notice(args, f"resuming {checkpoint} at {found['steps']:,} steps")
 
-    with progress_bar(args, total=args.steps, unit="step", desc=f"{args.algo}", initial=trainer.steps) as bar:
+    against = ("" if game.num_players() == 1 else
+               f" against {args.eval_opponent} at the other seat{'s' if game.num_players() > 2 else ''}")
+    start = min(trainer.steps, args.steps)
+    with progress_bar(args, total=args.steps, unit="step", desc=f"{args.algo} training", initial=start) as bar:
         def progress(done, row, finished):
-            bar.update(done - bar.n)
+            # An update plays whole batches, so the last one may end past --steps; the bar stops at its total.
+            bar.set_description_str(f"{args.algo} training", refresh=False)
+            bar.update(min(done, args.steps) - bar.n)
             recent = f"{sum(finished) / len(finished):.4g}" if finished and game.num_players() == 1 else "-"
             bar.set_postfix_str(f"return {recent}, eval {row['mean_return']:.4g}", refresh=False)
+
+        def evaluating(games, final):
+            what = "final evaluation" if final else "evaluating"
+            bar.set_description_str(f"{args.algo} {what}: {games:,} games{against}")
 
         summary = train(trainer, args.steps, out, resume=args.resume, eval_every=args.eval_every,
                         eval_games=args.eval_games, final_games=args.final_games,
                         exploitability=args.exploitability, checkpoint_seconds=60.0 * args.checkpoint_minutes,
-                        progress=progress, eval_opponent=args.eval_opponent)
-    emit_result({**summary, "weights": str(out / "weights.npz")}, args.json)
+                        progress=progress, eval_opponent=args.eval_opponent, evaluating=evaluating)
+    # Training seconds count the updates only (over the whole run, resumes included); wall seconds are this
+    # command's, evaluations and checkpoints included.
+    timing = {"train_seconds": summary.pop("seconds"), "train_cpu_seconds": summary.pop("cpu_seconds"),
+              "wall_seconds": summary.pop("wall_seconds")}
+    emit_result({**summary, **timing, "weights": str(out / "weights.npz")}, args.json)
     return 0

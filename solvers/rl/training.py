@@ -13,7 +13,11 @@ output folder:
   nothing finished lost and the same parameters as an uninterrupted run);
 - ``weights.npz``: the policy with the metadata of its training (what the
   ``ppo``/``nfsp`` agents load);
-- ``curve.csv``: one row per evaluation.
+- ``curve.csv``: one row per evaluation; ``seconds`` and ``cpu_seconds`` are
+  the wall and process CPU seconds spent in training updates up to it
+  (evaluations and checkpoints excluded). The CPU seconds compare runs on a
+  loaded machine fairly; they exceed the wall seconds when JAX uses several
+  threads.
 
 The evaluation is the mean return of the policy (greedy for PPO and DMC, the sampled
 average policy for NFSP) with a 95% CI, against uniformly random seats in a
@@ -41,7 +45,7 @@ from gamut.solvers.stats import mean_ci
 ALGORITHMS = ("ppo", "nfsp", "dmc")
 # Algorithms whose agent plays its greedy action (NFSP samples its average policy).
 GREEDY_ALGORITHMS = ("ppo", "dmc")
-CURVE_FIELDS = ("steps", "seconds", "mean_return", "ci95_low", "ci95_high", "n", "exploitability")
+CURVE_FIELDS = ("steps", "seconds", "cpu_seconds", "mean_return", "ci95_low", "ci95_high", "n", "exploitability")
 
 
 def make_trainer(algorithm: str, game_string: str, seed: int = 0, overrides: dict | None = None):
@@ -114,17 +118,22 @@ def check_exploitability_game(game, max_nodes: int = 2_000_000):
 def train(trainer, steps: int, out: str | os.PathLike, *, resume: bool = False, eval_every: int | None = None,
           eval_games: int = 1000, final_games: int | None = None, exploitability: bool = False,
           checkpoint_seconds: float = 300.0, progress=None, stop_after_seconds: float | None = None,
-          eval_opponent: str = "random") -> dict:
+          eval_opponent: str = "random", evaluating=None) -> dict:
     """Train ``trainer`` to ``steps`` total steps, writing into the folder ``out``; returns the summary.
 
     ``progress(steps_done, row, finished)`` is called after every update
     (``row``: the last curve row; ``finished``: player 0's returns of the games
-    that ended in the update). ``eval_opponent`` (``random`` or ``heuristic``)
-    plays the other seats of every evaluation; a resumed run keeps its own.
-    ``stop_after_seconds`` ends the run early at an update
+    that ended in the update). ``evaluating(games, final)`` is called before
+    each evaluation (``final``: the last one, on fresh games), so a progress
+    display can say what it waits for. ``eval_opponent`` (``random`` or
+    ``heuristic``) plays the other seats of every evaluation; a resumed run
+    keeps its own. ``stop_after_seconds`` ends the run early at an update
     boundary after a checkpoint (as a kill would, but cleanly). Returns
-    ``{final_mean_return, ci95_low, ci95_high, n, steps, seconds}`` (plus
-    ``exploitability`` when asked) from ``final_games`` fresh games.
+    ``{final_mean_return, ci95_low, ci95_high, n, steps, seconds, cpu_seconds,
+    wall_seconds}`` (plus ``exploitability`` when asked) from ``final_games``
+    fresh games: ``seconds`` and ``cpu_seconds`` are the wall and CPU seconds of
+    the training updates of the whole run (across resumes), ``wall_seconds``
+    the wall time of this call, evaluations and checkpoints included.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -132,7 +141,8 @@ def train(trainer, steps: int, out: str | os.PathLike, *, resume: bool = False, 
     eval_every = eval_every or max(trainer.steps_per_update, steps // 10)
     eval_seed = int(np.random.SeedSequence([trainer.seed, 1]).generate_state(1)[0])
     tree = check_exploitability_game(trainer.game) if exploitability else None
-    history, seconds = [], 0.0
+    called = time.perf_counter()
+    history, seconds, cpu_seconds = [], 0.0, 0.0
     if resume:
         saved_opponent = checkpoint_eval_opponent(checkpoint)
         if saved_opponent != eval_opponent:
@@ -140,23 +150,28 @@ def train(trainer, steps: int, out: str | os.PathLike, *, resume: bool = False, 
                               f"{eval_opponent}: one curve takes one evaluation opponent")
         header = load_checkpoint(checkpoint, trainer)
         history, seconds = header["history"], float(header["seconds"])
+        # A checkpoint written before CPU time was kept: its CPU seconds are unknown, not zero.
+        cpu_seconds = float(header.get("cpu_seconds", float("nan")))
 
-    def evaluate_now(games: int, seed: int) -> dict:
+    def evaluate_now(games: int, seed: int, final: bool = False) -> dict:
+        if evaluating is not None:
+            evaluating(games, final)
         return evaluate(trainer, games, seed, exploitability, tree, eval_opponent)
 
     if not history:
-        history.append({**evaluate_now(eval_games, eval_seed), "seconds": 0.0})
+        history.append({**evaluate_now(eval_games, eval_seed), "seconds": 0.0, "cpu_seconds": 0.0})
 
     def save(weights: bool = True) -> None:
         # Weights go out only beside an evaluation of those very parameters.
-        save_checkpoint(checkpoint, trainer, {"history": history, "seconds": seconds, "eval_opponent": eval_opponent})
+        save_checkpoint(checkpoint, trainer, {"history": history, "seconds": seconds, "cpu_seconds": cpu_seconds,
+                                              "eval_opponent": eval_opponent})
         _write_curve(out / "curve.csv", history)
         if not weights:
             return
         last = history[-1]
         _save_weights(out / "weights.npz", trainer, {
             "final_mean_return": last["mean_return"], "ci95_low": last["ci95_low"], "ci95_high": last["ci95_high"],
-            "n": last["n"], "steps": last["steps"], "seconds": last["seconds"],
+            "n": last["n"], "steps": last["steps"], "seconds": last["seconds"], "cpu_seconds": last.get("cpu_seconds"),
             "exploitability": last["exploitability"]}, history, eval_opponent)
 
     if not resume:
@@ -165,11 +180,12 @@ def train(trainer, steps: int, out: str | os.PathLike, *, resume: bool = False, 
     last_save = time.perf_counter()
     next_eval = (trainer.steps // eval_every + 1) * eval_every
     while trainer.steps < steps:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         trainer.train_update()
         seconds += time.perf_counter() - t0
+        cpu_seconds += time.process_time() - c0
         if trainer.steps >= next_eval or trainer.steps >= steps:
-            history.append({**evaluate_now(eval_games, eval_seed), "seconds": seconds})
+            history.append({**evaluate_now(eval_games, eval_seed), "seconds": seconds, "cpu_seconds": cpu_seconds})
             next_eval = (trainer.steps // eval_every + 1) * eval_every
             save()
             last_save = time.perf_counter()
@@ -182,9 +198,10 @@ def train(trainer, steps: int, out: str | os.PathLike, *, resume: bool = False, 
             save(weights=False)
             break
     final_games = final_games or eval_games
-    final = evaluate_now(final_games, eval_seed ^ 0xF1A1)
+    final = evaluate_now(final_games, eval_seed ^ 0xF1A1, final=True)
     summary = {"final_mean_return": final["mean_return"], "ci95_low": final["ci95_low"],
-               "ci95_high": final["ci95_high"], "n": final["n"], "steps": trainer.steps, "seconds": seconds}
+               "ci95_high": final["ci95_high"], "n": final["n"], "steps": trainer.steps, "seconds": seconds,
+               "cpu_seconds": cpu_seconds, "wall_seconds": time.perf_counter() - called}
     if exploitability:
         summary["exploitability"] = final["exploitability"]
     _save_weights(out / "weights.npz", trainer, summary, history, eval_opponent)
@@ -199,7 +216,8 @@ def _save_weights(path: Path, trainer, evaluation: dict, history: list[dict], op
                  ("observation+seat" if trainer.game.num_players() > 1 else "observation"),
         "policy": "greedy" if trainer.algorithm in GREEDY_ALGORITHMS else "sampled",
         "seed": trainer.seed, "config": trainer.config_dict(),
-        "budget": {"steps": trainer.steps, "seconds": evaluation["seconds"], "cores": len(os.sched_getaffinity(0))},
+        "budget": {"steps": trainer.steps, "seconds": evaluation["seconds"],
+                   "cpu_seconds": evaluation.get("cpu_seconds"), "cores": len(os.sched_getaffinity(0))},
         "evaluation": evaluation, "evaluation_opponent": opponent, "curve": history,
         **trainer.weights_metadata(),
     })
