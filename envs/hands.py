@@ -132,14 +132,22 @@ def _straight_top(mask):
 
 
 @numba.njit(cache=True)
-def _flush_strength(mask):
-    # Best hand from one suit's ranks: 0 unless at least five ranks are present.
-    ranks = 0
+def _top_five(mask):
+    # The five highest ranks of a 13-bit mask packed 4 bits each, highest first
+    # (fewer if the mask holds fewer), and how many were packed.
+    packed = 0
     places = 0
     for r in range(14, 1, -1):
         if mask >> (r - 2) & 1 and places < 5:
-            ranks = ranks << 4 | r
+            packed = packed << 4 | r
             places += 1
+    return packed, places
+
+
+@numba.njit(cache=True)
+def _flush_strength(mask):
+    # Best hand from one suit's ranks: 0 unless at least five ranks are present.
+    ranks, places = _top_five(mask)
     if places < 5:
         return 0
     top = _straight_top(mask)
@@ -155,6 +163,16 @@ def _top_ranks(mask, table):
     # The five highest ranks of a 13-bit mask packed r0<<16 | ... | r4 (0-padded):
     # >> 16 is the highest rank, >> 12 the two highest, >> 8 the three highest.
     return table[_AT_TOP_RANKS + mask]
+
+
+@numba.njit(cache=True)
+def add_rank(bit, m1, m2, m3, m4):
+    """Rank masks ``(m1, m2, m3, m4)`` with one more card of the rank ``bit`` (``1 << (card >> 2)``).
+
+    ``mk`` is the 13-bit mask (bit = rank - 2) of the ranks held at least
+    ``k`` times; start from four zeros. A fifth card of a rank changes nothing.
+    """
+    return m1 | bit, m2 | m1 & bit, m3 | m2 & bit, m4 | m3 & bit
 
 
 @numba.njit(cache=True)
@@ -204,10 +222,7 @@ def best_strength(cards, num_cards, exclude_suit, table):
         if c < 0 or (c & 3) == exclude_suit:
             continue
         bit = 1 << (c >> 2)
-        m4 |= m3 & bit
-        m3 |= m2 & bit
-        m2 |= m1 & bit
-        m1 |= bit
+        m1, m2, m3, m4 = add_rank(bit, m1, m2, m3, m4)
         suit_masks |= bit << 16 * (c & 3)
     best = _rank_strength(m1, m2, m3, m4, table)
     for s in range(4):
@@ -393,12 +408,7 @@ def _fill_mask_tables(table):
     for mask in range(1 << NUM_RANKS):
         table[_AT_FLUSH + mask] = _flush_strength(mask)
         table[_AT_STRAIGHT + mask] = _straight_top(mask)
-        packed = 0
-        places = 0
-        for r in range(14, 1, -1):
-            if mask >> (r - 2) & 1 and places < 5:
-                packed = packed << 4 | r
-                places += 1
+        packed, places = _top_five(mask)
         table[_AT_TOP_RANKS + mask] = packed << 4 * (5 - places)
 
 

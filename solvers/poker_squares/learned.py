@@ -51,6 +51,7 @@ import numba
 import numpy as np
 
 from gamut.envs.cards import NUM_CARDS, popcount
+from gamut.envs.hands import add_rank
 from gamut.envs.rng import below, next_random, rng_state, shuffle
 from gamut.envs.poker_squares import kernels as K
 
@@ -114,14 +115,7 @@ def line_masks(state, player, line):
         bit = 1 << (card >> 2)
         suit = card & 3
         suits |= 1 << suit
-        if m3 & bit:
-            m4 |= bit
-        elif m2 & bit:
-            m3 |= bit
-        elif m1 & bit:
-            m2 |= bit
-        else:
-            m1 |= bit
+        m1, m2, m3, m4 = add_rank(bit, m1, m2, m3, m4)
     return n, suits, suit, m1, m2, m3, m4
 
 

@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 from gamut.envs.cards import popcount
-from gamut.envs.hands import category_of, hand_strength5
+from gamut.envs.hands import add_rank, category_of, hand_strength5
 from gamut.solvers.poker_squares.training import file_sha256, load_npz
 
 NUM_KEYS = 26 * 2 * 5 * 60 * 2 * 2
@@ -68,14 +68,7 @@ def line_key_v1(cards, n, placed, is_col):
         card = cards[i]
         bit = 1 << (card >> 2)
         suits |= 1 << (card & 3)
-        if m3 & bit:
-            m4 |= bit
-        elif m2 & bit:
-            m3 |= bit
-        elif m1 & bit:
-            m2 |= bit
-        else:
-            m1 |= bit
+        m1, m2, m3, m4 = add_rank(bit, m1, m2, m3, m4)
     pattern = popcount(m1 & ~m2) + 5 * (popcount(m2 & ~m3) + 3 * (popcount(m3 & ~m4) + 2 * popcount(m4)))
     flush_ok = 1 if n == 0 or popcount(suits) == 1 else 0
     straight_ok = 0
