@@ -362,13 +362,14 @@ def test_up_recalls_the_last_line_and_tab_completes_at_a_terminal():
     assert child.exitstatus == 0
 
 
-def _palace_after_call(seed):
-    """A 2-seat Palace Poker state at a called battle, and the state just before the call."""
+def _first_call(game, seed):
+    """``(state, player, call)`` at the first battle call of a Palace Poker hand, or None.
+
+    The hand is seeded by ``seed``: chance is sampled, and each seat bets on the first
+    seat it may, or else plays a random move, until someone may call.
+    """
     import numpy as np
 
-    import gamut.envs  # noqa: F401
-
-    game = pyspiel.load_game("palace_poker")
     rng = np.random.default_rng(seed)
     state = game.new_initial_state()
     while not state.is_terminal():
@@ -377,12 +378,18 @@ def _palace_after_call(seed):
             continue
         legal = state.legal_actions()
         names = {state.action_to_string(state.current_player(), a): a for a in legal}
-        bets = [a for name, a in names.items() if name.startswith("bet")]
-        action = names.get("call", bets[0] if bets else legal[rng.integers(len(legal))])
         if "call" in names:
-            return state, state.current_player(), action
-        state.apply_action(action)
+            return state, state.current_player(), names["call"]
+        bets = [a for name, a in names.items() if name.startswith("bet")]
+        state.apply_action(bets[0] if bets else legal[rng.integers(len(legal))])
     return None
+
+
+def _palace_after_call(seed):
+    """A 2-seat Palace Poker state at a called battle, and the state just before the call."""
+    import gamut.envs  # noqa: F401
+
+    return _first_call(pyspiel.load_game("palace_poker"), seed)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -445,21 +452,10 @@ def test_palace_battles_of_others_hide_the_palaces_and_the_pot_line_names_the_wi
 
 
 def _palace_3(game):
-    import numpy as np
-
     for seed in range(50):
-        rng = np.random.default_rng(seed)
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                apply_sampled_chance(state, rng)
-                continue
-            legal = state.legal_actions()
-            names = {state.action_to_string(state.current_player(), a): a for a in legal}
-            if "call" in names:
-                return state, state.current_player(), names["call"]
-            bets = [a for name, a in names.items() if name.startswith("bet")]
-            state.apply_action(bets[0] if bets else legal[rng.integers(len(legal))])
+        found = _first_call(game, seed)
+        if found is not None:
+            return found
     raise AssertionError("no called battle in 50 seeded hands")
 
 
