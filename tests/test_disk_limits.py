@@ -20,7 +20,8 @@ from gamut.solvers.atomic_file import FileWriteError, write_atomically
 from gamut.solvers.hashed_npz import write_hashed_npz
 
 
-def _mount(where: Path, options: str) -> None:
+def _mounted(where: Path, options: str):
+    """Fixture body: a tmpfs mounted at ``where`` with ``options``, unmounted after the test."""
     where.mkdir()
     try:
         done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
@@ -29,24 +30,20 @@ def _mount(where: Path, options: str) -> None:
         pytest.skip(f"cannot run mount: {err}")
     if done.returncode != 0:
         pytest.skip(f"mounting a tmpfs is not permitted here: {done.stderr.strip()}")
+    yield where
+    subprocess.run(["umount", str(where)], check=False, timeout=30)
 
 
 @pytest.fixture
 def small_disk(tmp_path):
     """A 64 KB tmpfs, unmounted after the test."""
-    where = tmp_path / "disk"
-    _mount(where, "size=64k")
-    yield where
-    subprocess.run(["umount", str(where)], check=False, timeout=30)
+    yield from _mounted(tmp_path / "disk", "size=64k")
 
 
 @pytest.fixture
 def read_only_disk(tmp_path):
     """A read-only tmpfs, unmounted after the test."""
-    where = tmp_path / "ro"
-    _mount(where, "ro,size=64k")
-    yield where
-    subprocess.run(["umount", str(where)], check=False, timeout=30)
+    yield from _mounted(tmp_path / "ro", "ro,size=64k")
 
 
 def _fill(folder: Path) -> None:
