@@ -215,12 +215,17 @@ def output_problem(path: str | os.PathLike, folder: bool = False) -> str | None:
     return None if problem is None else f"cannot be created: {problem}"
 
 
+def _writable_output(text: str, folder: bool = False) -> str:
+    """``text`` when it is a path this process can write (a folder when ``folder``); argparse's error otherwise."""
+    problem = output_problem(text, folder=folder)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"output {'folder' if folder else 'file'} {text!r} {problem}")
+    return text
+
+
 def output_file(text: str) -> str:
     """argparse type: a file path this process can write (checked, not created)."""
-    problem = output_problem(text)
-    if problem is not None:
-        raise argparse.ArgumentTypeError(f"output file {text!r} {problem}")
-    return text
+    return _writable_output(text)
 
 
 output_file.__name__ = "output file"
@@ -229,12 +234,7 @@ output_file.kind = "output_file"
 
 def output_folder(text: str) -> str:
     """argparse type: a folder path this process can write in, or ``''`` (write nothing)."""
-    if text == "":
-        return text
-    problem = output_problem(text, folder=True)
-    if problem is not None:
-        raise argparse.ArgumentTypeError(f"output folder {text!r} {problem}")
-    return text
+    return text if text == "" else _writable_output(text, folder=True)
 
 
 output_folder.__name__ = "output folder"
@@ -243,10 +243,7 @@ output_folder.kind = "output_folder"
 
 def output_root(text: str) -> str:
     """argparse type: a folder path this process can write in (created when missing); never ``''``."""
-    problem = output_problem(text, folder=True)
-    if problem is not None:
-        raise argparse.ArgumentTypeError(f"output folder {text!r} {problem}")
-    return text
+    return _writable_output(text, folder=True)
 
 
 output_root.__name__ = "output folder"
