@@ -76,11 +76,13 @@ def next_card(state, cfg, order, n):
 
 
 @numba.njit(cache=True)
-def play_heuristic_match(cfg, params, seed, state, order):
+def play_heuristic_match(cfg, params, seed, state, order, bonus_deal=-1, bonus_seat=0, extra=0):
     """One match from the start with deals from ``fill_deal_order``; seat 0's above-the-line difference.
 
     Seat ``p`` plays the heuristic with ``params[p]`` (``int64``, ``(2, NUM_PARAMS)``); ``state``
-    (``(STATE_SIZE,)``) and ``order`` (``(52,)``) are work buffers.
+    (``(STATE_SIZE,)``) and ``order`` (``(52,)``) are work buffers. ``extra`` below-the-line
+    points go to seat ``bonus_seat`` when deal ``bonus_deal`` starts (-1: never; the marginal
+    point of ``gamut.solvers.poke.point_value``).
     """
     K.init_state(state, cfg)
     deal = -1
@@ -89,6 +91,8 @@ def play_heuristic_match(cfg, params, seed, state, order):
         if state[K.S_DEALS_DONE] != deal:
             deal = state[K.S_DEALS_DONE]
             n = fill_deal_order(cfg[K.C_DECK], np.uint64(seed), np.uint64(deal), order)
+            if deal == bonus_deal:
+                state[K.S_BELOW + bonus_seat] += extra
         p = K.current_player(state)
         if p < 0:
             K.apply_action(state, cfg, next_card(state, cfg, order, n))

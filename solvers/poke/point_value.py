@@ -16,29 +16,16 @@ import numba
 import numpy as np
 
 from gamut.envs.poke import kernels as K
-from gamut.solvers.poke.heuristic import heuristic_action
-from gamut.solvers.poke.match import fill_deal_order, splitmix64, next_card
+from gamut.envs.rng import splitmix64
+from gamut.solvers.poke.match import play_heuristic_match
 
 
 @numba.njit(cache=True)
 def _play_with_bonus(cfg, params, seed, bonus_deal, bonus_seat, extra, state, order):
-    # A heuristic rubber (seat p plays params[p]); `extra` below-line points go to
-    # `bonus_seat` when deal `bonus_deal` starts (-1: never). Returns (seat 0 margin, deals played).
-    K.init_state(state, cfg)
-    deal = -1
-    n = 0
-    while state[K.S_PHASE] != K.PH_OVER:
-        if state[K.S_DEALS_DONE] != deal:
-            deal = state[K.S_DEALS_DONE]
-            n = fill_deal_order(cfg[K.C_DECK], np.uint64(seed), np.uint64(deal), order)
-            if deal == bonus_deal:
-                state[K.S_BELOW + bonus_seat] += extra
-        p = K.current_player(state)
-        if p < 0:
-            K.apply_action(state, cfg, next_card(state, cfg, order, n))
-        else:
-            K.apply_action(state, cfg, heuristic_action(state, cfg, params[p]))
-    return state[K.S_ABOVE] - state[K.S_ABOVE + 1], state[K.S_DEALS_DONE]
+    # A heuristic rubber with `extra` below-line points for `bonus_seat` from deal
+    # `bonus_deal` (-1: never). Returns (seat 0 margin, deals played).
+    margin = play_heuristic_match(cfg, params, seed, state, order, bonus_deal, bonus_seat, extra)
+    return margin, state[K.S_DEALS_DONE]
 
 
 @numba.njit(cache=True)
