@@ -1,4 +1,5 @@
-"""Playing chance in tests: a sampled outcome of a chance node, random moves, and positions reached by them."""
+"""Playing chance in tests: a sampled outcome of a chance node, random moves, positions reached by them,
+and whole games of a chooser against chance."""
 
 import numpy as np
 import pyspiel
@@ -10,11 +11,16 @@ def apply_sampled_chance(state, rng: np.random.Generator) -> None:
     state.apply_action(int(rng.choice(outcomes, p=probs)))
 
 
+def apply_uniform_chance(state, rng: np.random.Generator) -> None:
+    """Apply one outcome of chance node ``state``, drawn uniformly by ``rng`` (ignoring the probabilities)."""
+    outcomes = state.chance_outcomes()
+    state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+
+
 def random_move(state, rng: np.random.Generator) -> None:
     """Apply a uniformly random chance outcome (ignoring its probability) or legal action to ``state``."""
     if state.is_chance_node():
-        outcomes = state.chance_outcomes()
-        state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+        apply_uniform_chance(state, rng)
     else:
         legal = state.legal_actions()
         state.apply_action(legal[rng.integers(len(legal))])
@@ -39,3 +45,20 @@ def decision_positions(spec, count, seed, min_moves=8, max_moves=80):
         if not state.is_terminal() and not state.is_chance_node():
             found.append(state)
     return game, found
+
+
+def play_game(game, rng: np.random.Generator, choose, chance=apply_sampled_chance):
+    """Play one game of ``game`` to its end and return the terminal state.
+
+    Chance nodes are played by ``chance(state, rng)``; at a decision node
+    ``choose(state)`` names the move, which must be legal.
+    """
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            chance(state, rng)
+        else:
+            action = choose(state)
+            assert action in state.legal_actions(), (action, state.legal_actions())
+            state.apply_action(action)
+    return state

@@ -18,7 +18,7 @@ from gamut.envs.palace_poker import layout as L
 from gamut.envs.palace_poker import GAME
 from gamut.envs.palace_poker.game import DEFAULT_PARAMS, check_params
 from gamut.envs.versions import game_versions
-from tests.chance import random_move
+from tests.chance import apply_uniform_chance, play_game, random_move
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "games" / "palace_poker.md"
 
@@ -310,15 +310,7 @@ def test_openspiel_python_ismcts_plays_through_resampling():
     game = pyspiel.load_game("palace_poker", {"players": 3})
     evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
     bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=8, random_state=np.random.RandomState(1))
-    rng = np.random.default_rng(0)
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            random_move(state, rng)
-        else:
-            action = bot.step(state)
-            assert action in state.legal_actions()
-            state.apply_action(action)
+    state = play_game(game, np.random.default_rng(0), bot.step, chance=apply_uniform_chance)
     assert sum(state.returns()) == 0
 
 

@@ -10,6 +10,7 @@ from gamut.solvers.bots import make_bot
 from gamut.solvers.poke.heuristic import heuristic_action, make_params
 from gamut.solvers.poke.match import deal_order, match_seeds, play_pyspiel
 from gamut.solvers.poke.search import DealState, candidate_actions, information_key, play_out_returns
+from tests.chance import random_move
 
 DEAL = "poke(trick_value=34.0)"
 
@@ -20,13 +21,9 @@ def _random_trajectories(game, count, seed):
     for _ in range(count):
         state = game.new_initial_state()
         while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
-                continue
-            yield state.clone()
-            legal = state.legal_actions()
-            state.apply_action(legal[int(rng.integers(len(legal)))])
+            if not state.is_chance_node():
+                yield state.clone()
+            random_move(state, rng)
 
 
 @pytest.mark.parametrize("game_string", [DEAL, "poke(trick_value=34.0,follow=free)"])

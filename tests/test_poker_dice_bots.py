@@ -7,7 +7,7 @@ import pytest
 import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
 from gamut.solvers.bots import bot_names, make_bot
 from gamut.solvers.poker_dice.solution import solve
-from tests.chance import apply_sampled_chance
+from tests.chance import play_game
 
 
 @pytest.fixture(autouse=True)
@@ -17,17 +17,7 @@ def _private_cache(tmp_path, monkeypatch):
 
 def _play(game, bot, games, seed):
     rng = np.random.default_rng(seed)
-    totals = []
-    for _ in range(games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                apply_sampled_chance(state, rng)
-            else:
-                action = bot.step(state)
-                assert action in state.legal_actions()
-                state.apply_action(action)
-        totals.append(state.returns()[0])
+    totals = [play_game(game, rng, bot.step).returns()[0] for _ in range(games)]
     return np.mean(totals), np.std(totals, ddof=1) / np.sqrt(games)
 
 

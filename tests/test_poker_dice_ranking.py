@@ -8,7 +8,7 @@ import gamut.envs.poker_dice.game  # noqa: F401  (registers poker_dice)
 from gamut.envs import dice
 from gamut.envs.poker_dice import kernels as K
 from gamut.solvers.poker_dice.ranking import seat_policy, seat_turn, solve_ranking
-from tests.chance import apply_sampled_chance
+from tests.chance import play_game
 
 
 def _contains(big, small):
@@ -67,31 +67,27 @@ def test_two_seat_shares_match_simulated_games_with_the_solved_policies():
     game = pyspiel.load_game("poker_dice(variant=ranking,players=2)")
     rng = np.random.default_rng(2)
     games = 20_000
+
+    def choose(state):
+        st = state.state
+        if st[K.S_PLAYER] == 0:
+            first, second = policies[0]
+        else:
+            b = int(rank[st[K.S_PLAYERS + K.F_HAND]])
+            if b not in policies:
+                policies[b] = seat_policy(W, 1, int(st[K.S_PLAYERS + K.F_HAND]), 1)
+                if len(policies) == 2:  # the last seat: win 1, tie 1/2, lose 0
+                    u = np.where(rank > b, 1.0, np.where(rank == b, 0.5, 0.0))
+                    assert all(np.array_equal(x, y)
+                               for x, y in zip(policies[b], seat_turn(u)[1:3]))
+            first, second = policies[b]
+        roll = st[K.S_ROLL]
+        keep = first[roll] if st[K.S_ROLLS] == 1 else second[st[K.S_FROZEN], roll]
+        return K.STOP if keep < 0 else int(keep)
+
     wins = np.zeros(2)
     for _ in range(games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                apply_sampled_chance(state, rng)
-                continue
-            st = state.state
-            if st[K.S_PLAYER] == 0:
-                first, second = policies[0]
-            else:
-                b = int(rank[st[K.S_PLAYERS + K.F_HAND]])
-                if b not in policies:
-                    policies[b] = seat_policy(W, 1, int(st[K.S_PLAYERS + K.F_HAND]), 1)
-                    if len(policies) == 2:  # the last seat: win 1, tie 1/2, lose 0
-                        u = np.where(rank > b, 1.0, np.where(rank == b, 0.5, 0.0))
-                        assert all(np.array_equal(x, y)
-                                   for x, y in zip(policies[b], seat_turn(u)[1:3]))
-                first, second = policies[b]
-            roll = st[K.S_ROLL]
-            keep = first[roll] if st[K.S_ROLLS] == 1 else second[st[K.S_FROZEN], roll]
-            action = K.STOP if keep < 0 else int(keep)
-            assert action in state.legal_actions()
-            state.apply_action(action)
-        wins += state.returns()
+        wins += play_game(game, rng, choose).returns()
     share = wins / games
     se = np.sqrt(share * (1 - share) / games)
     assert np.all(np.abs(share - solved["win_share"]) < 4 * se + 1e-3), (share, solved["win_share"])

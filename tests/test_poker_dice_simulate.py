@@ -11,7 +11,7 @@ from gamut.solvers.bots import make_bot
 from gamut.solvers.poker_dice.dp import turn_levels
 from gamut.solvers.poker_dice.simulate import optimal_action, optimal_scores
 from gamut.solvers.poker_dice.solution import solve
-from tests.chance import apply_sampled_chance
+from tests.chance import play_game
 
 
 @pytest.fixture(autouse=True)
@@ -29,20 +29,19 @@ def test_numba_policy_equals_the_advisor(variant, tmp_path):
     rng = np.random.default_rng(3)
     ev = np.zeros(dice.NUM_KEEPS)
     allowed = np.zeros(t.num_boxes, dtype=np.bool_)
+
+    def choose(state):
+        st = state.state
+        G, L2, _ = turn_levels(t, solution.layout, solution.values,
+                               int(st[K.S_PLAYERS + K.F_MASK]),
+                               int(st[K.S_PLAYERS + K.F_TOTAL]))
+        ours = optimal_action(st, t.params, t.box_data, t.roll_data, solution.values,
+                              solution.layout.offsets, G, L2, ev, allowed)
+        assert ours == bot.step(state)
+        return int(ours)
+
     for _ in range(8):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                apply_sampled_chance(state, rng)
-                continue
-            st = state.state
-            G, L2, _ = turn_levels(t, solution.layout, solution.values,
-                                   int(st[K.S_PLAYERS + K.F_MASK]),
-                                   int(st[K.S_PLAYERS + K.F_TOTAL]))
-            ours = optimal_action(st, t.params, t.box_data, t.roll_data, solution.values,
-                                  solution.layout.offsets, G, L2, ev, allowed)
-            assert ours == bot.step(state)
-            state.apply_action(int(ours))
+        play_game(game, rng, choose)
 
 
 @pytest.mark.parametrize("variant, games", [
