@@ -310,6 +310,11 @@ def markdown_table(frame: pd.DataFrame, float_format: str = "{:.4g}") -> str:
     return "\n".join([header, rule, *body])
 
 
+def table_summary(intro: str, table: pd.DataFrame, figure: str, caption: str, float_format: str = "{:.4g}") -> str:
+    """A trial's REPORT.md text: ``intro``, ``table`` in Markdown, then figure ``figure``.png captioned ``caption``."""
+    return "\n".join([intro, "", markdown_table(table, float_format), "", f"![{caption}]({figure}.png)"])
+
+
 def load_results(experiment: str, profile: str = "full", root: str | os.PathLike = "results") -> dict:
     """Load an experiment's tables and metadata in one call (for notebooks).
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from gamut.experiments.config import game_string
-from gamut.experiments.store import markdown_table
+from gamut.experiments.store import table_summary
 from gamut.solvers.stats import mean_ci
 
 NAME = "cfr_convergence"
@@ -131,11 +131,7 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
 
     final = summary.loc[summary.groupby(["game", "algorithm"], sort=False)["iterations"].idxmax()]
     shown = final[["game", "algorithm", "iterations", "exploitability", "ci95_low", "ci95_high", "n"]]
-    return "\n".join([
+    return table_summary(
         "Exploitability of the average policy after the last iteration (tabular: exact, one run; "
         "MCCFR: mean over seeds with 95% CI, n = seeds).",
-        "",
-        markdown_table(shown.reset_index(drop=True)),
-        "",
-        "![exploitability against iterations](exploitability.png)",
-    ])
+        shown, "exploitability", "exploitability against iterations")

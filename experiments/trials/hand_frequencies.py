@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gamut.experiments.store import markdown_table
+from gamut.experiments.store import table_summary
 from gamut.solvers.stats import proportion_ci
 
 NAME = "hand_frequencies"
@@ -104,11 +104,6 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
 
     covered = int(summary["covered"].sum())
     shown = summary[["hand_size", "category", "exact_probability", "observed", "ci95_low", "ci95_high", "n", "z"]]
-    return "\n".join([
-        f"{covered} of {len(summary)} Wilson 95% intervals contain the exact probability "
-        f"(largest |z| = {summary['z'].abs().max():.2f}).",
-        "",
-        markdown_table(shown, float_format="{:.6g}"),
-        "",
-        "![category frequencies](category_frequencies.png)",
-    ])
+    return table_summary(f"{covered} of {len(summary)} Wilson 95% intervals contain the exact probability "
+                         f"(largest |z| = {summary['z'].abs().max():.2f}).",
+                         shown, "category_frequencies", "category frequencies", float_format="{:.6g}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from gamut.experiments.store import markdown_table
+from gamut.experiments.store import table_summary
 
 NAME = "palace_tournament"
 VERSION = 1
@@ -179,11 +179,7 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
 
     shown = summary[["players", "a", "b", "a_mean_chips", "a_ci95_low", "a_ci95_high", "b_mean_chips",
                      "b_ci95_low", "b_ci95_high", "a_beats_b", "deals"]]
-    return "\n".join([
+    return table_summary(
         "Mean chips per hand of each agent (seats alternate A, B, ...; every deal played in every rotation; "
         "95% t intervals over deals, n = deals). `a_beats_b`: A's interval lies wholly above B's.",
-        "",
-        markdown_table(shown.reset_index(drop=True)),
-        "",
-        "![A's chips per hand per table size](standings.png)",
-    ])
+        shown, "standings", "A's chips per hand per table size")
