@@ -158,7 +158,8 @@ def run_solve(args: argparse.Namespace) -> int:
     _check_joker(args)
     solution = _solve(args, use_cache=not args.no_cache)
     result = {"variant": args.variant, "expected_score": solution.expected_score,
-              "seconds": solution.seconds, "from_cache": solution.from_cache}
+              "seconds": solution.seconds, "compile_seconds": solution.compile_seconds,
+              "from_cache": solution.from_cache}
     if args.variant == "yahtzee":
         result["joker"] = args.joker
     emit_result(result, args.json)

@@ -216,7 +216,7 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     if spec["kind"] == "exact":
         solution = solution_of(spec["variant"], spec["rule_off"])
         return [{"expected_score": solution.expected_score, "solve_seconds": solution.seconds,
-                 "from_cache": solution.from_cache}]
+                 "compile_seconds": solution.compile_seconds, "from_cache": solution.from_cache}]
     if spec["kind"] == "simulate":
         from gamut.solvers.poker_dice.simulate import optimal_scores
 

@@ -27,6 +27,7 @@ from gamut.envs.poker_dice.scorecard import (
 )
 from gamut.envs.poker_dice.scoring import allowed_boxes, current_stage, record
 from gamut.solvers.atomic_file import write_atomically
+from gamut.solvers.compile_clock import timed
 from gamut.solvers.poker_dice.dp import (
     StateLayout, keep_expectations, solve_values, state_layout, turn_levels,
 )
@@ -47,7 +48,9 @@ def variant_digest(tables: VariantTables) -> str:
 class DiceSolution:
     """Optimal values of every start-of-turn situation of one variant.
 
-    ``seconds`` is the wall time of the solve (or of loading the cached table).
+    ``seconds`` is the wall time of the solve (or of loading the cached table),
+    without ``compile_seconds``, the time Numba spent compiling the solver's
+    kernels during it (0 with a warm Numba cache).
     """
 
     variant: Variant
@@ -56,6 +59,7 @@ class DiceSolution:
     values: np.ndarray
     seconds: float
     from_cache: bool
+    compile_seconds: float = 0.0
     _level_cache: dict = field(default_factory=dict, repr=False)
 
     def value(self, mask: int = 0, total: int = 0, aux: int = 0) -> float:
@@ -176,9 +180,8 @@ def solve(name: str, joker: str = "free", cache_dir: str | Path | bool | None = 
                              "delete it and the next call solves again") from None
         if values.shape == (layout.size,):
             return DiceSolution(variant, tables, layout, values, time.perf_counter() - start, True)
-    layout, values = solve_values(tables)
-    seconds = time.perf_counter() - start
+    (layout, values), seconds, compiling = timed(solve_values, tables)
     if path is not None:
         write_atomically(path, lambda handle: np.save(handle, values))  # a reader never sees half a table
-    return DiceSolution(variant, tables, layout, values, seconds, False)
+    return DiceSolution(variant, tables, layout, values, seconds, False, compiling)
 
