@@ -17,6 +17,19 @@ from gamut.envs.rng import below, rng_state
 
 
 @numba.njit(cache=True)
+def random_chance_card(state, rng):
+    """A chance outcome of ``state`` drawn from ``rng``: a card uniform over the deck or draw pile.
+
+    Draws card ids until one lies there (the pile is never empty at a chance
+    node), cheaper than listing the pile.
+    """
+    card = below(rng, L.NUM_CARDS)
+    while state[L.S_LOC + card] != L.LOC_DRAW:
+        card = below(rng, L.NUM_CARDS)
+    return card
+
+
+@numba.njit(cache=True)
 def play_random(state, cfg, rng, buf, table):
     """Play ``state`` to the end with uniform random moves; return the number of moves made.
 
@@ -27,12 +40,7 @@ def play_random(state, cfg, rng, buf, table):
     moves = 0
     while state[L.S_PHASE] != L.PH_OVER:
         if K.current_player(state) == L.CHANCE_PLAYER:
-            # Uniform over the deck or draw pile (never empty at a chance node):
-            # draw card ids until one lies there, cheaper than listing the pile.
-            card = below(rng, L.NUM_CARDS)
-            while state[L.S_LOC + card] != L.LOC_DRAW:
-                card = below(rng, L.NUM_CARDS)
-            K.apply_action(state, cfg, card, table)
+            K.apply_action(state, cfg, random_chance_card(state, rng), table)
         else:
             n = K.legal_actions(state, cfg, buf)
             K.apply_action(state, cfg, buf[below(rng, n)], table)

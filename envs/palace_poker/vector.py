@@ -36,8 +36,8 @@ from gamut.envs.hands import HAND_TABLE
 from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import layout as L
 from gamut.envs.palace_poker.encoding import action_to_string
+from gamut.envs.palace_poker.rollout import random_chance_card
 from gamut.envs.palace_poker.tensors import write_tensor
-from gamut.envs.rng import below
 from gamut.envs.vector import BatchedGame
 
 # Chance nodes one call can apply: a bought card, then the next hand's deal.
@@ -63,11 +63,7 @@ def _deal_row(i, states, cfg, table, streams, rewards, terminated, returns, trac
             terminated[i] = True
             K.init_state(state, cfg)
         elif phase == L.PH_BANNER or phase == L.PH_PALACE or phase == L.PH_BUY:
-            # Uniform over the cards of the deck or draw pile (the pyspiel
-            # chance outcomes): draw card ids until one lies there.
-            card = below(stream, L.NUM_CARDS)
-            while state[L.S_LOC + card] != L.LOC_DRAW:
-                card = below(stream, L.NUM_CARDS)
+            card = random_chance_card(state, stream)
             if tracing:
                 trace[i, count[i]] = card
                 count[i] += 1

@@ -45,6 +45,7 @@ from gamut.envs import hands
 from gamut.envs.hands import HAND_TABLE
 from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import layout as L
+from gamut.envs.palace_poker.rollout import random_chance_card
 from gamut.envs.palace_poker.showdown import banner_suit, own_suit_count, player_cards, popcount
 from gamut.envs.rng import below, rng_state
 
@@ -225,6 +226,20 @@ def _value_without(cards, count, skip, table):
 
 
 @numba.njit(cache=True)
+def _cheapest_drop(state, p, cards, count, last, table):
+    # Index in cards[:count] of the soldier still offered (id above `last`) whose loss
+    # keeps the strongest hand of the rest (the first on ties); -1 if none is offered.
+    pick, pick_value = -1, np.int64(-1)
+    for i in range(count):
+        c = cards[i]
+        if c > last and state[L.S_LOC + c] == L.LOC_SOLDIER + p:
+            v = _value_without(cards, count, i, table)
+            if v > pick_value:
+                pick, pick_value = i, v
+    return pick
+
+
+@numba.njit(cache=True)
 def discard_choice(state, table, work):
     """The next discard of the seat in a discard phase: ``L.DISCARD_CARD + c``, or ``L.DONE``.
 
@@ -242,13 +257,7 @@ def discard_choice(state, table, work):
     lowest = L.NUM_CARDS
     # Forced drops: the offered soldier whose loss keeps the best hand.
     while held - planned > L.MAX_SOLDIERS:
-        pick, pick_value = -1, np.int64(-1)
-        for i in range(count):
-            c = cards[i]
-            if c > last and state[L.S_LOC + c] == L.LOC_SOLDIER + p:
-                v = _value_without(cards, count, i, table)
-                if v > pick_value:
-                    pick, pick_value = i, v
+        pick = _cheapest_drop(state, p, cards, count, last, table)
         if pick < 0:
             break
         lowest = min(lowest, cards[pick])
@@ -265,14 +274,7 @@ def discard_choice(state, table, work):
                 planned += 1
     if planned == 0 and state[L.S_DISC_KIND] == L.DK_PAID and state[L.S_DISC_COUNT] == 0:
         # A paid discard must drop one card: the one that costs least.
-        pick, pick_value = -1, np.int64(-1)
-        for i in range(count):
-            c = cards[i]
-            if c > last and state[L.S_LOC + c] == L.LOC_SOLDIER + p:
-                v = _value_without(cards, count, i, table)
-                if v > pick_value:
-                    pick, pick_value = i, v
-        lowest = cards[pick]
+        lowest = cards[_cheapest_drop(state, p, cards, count, last, table)]
     if lowest < L.NUM_CARDS:
         return L.DISCARD_CARD + lowest
     return L.DONE
@@ -300,16 +302,13 @@ def heuristic_action(state, cfg, params, rng, table, legal, work):
 def play_heuristic(state, cfg, params, rng, legal, work, table):
     """Play ``state`` to the end, every seat by the heuristic ``params``, chance uniform; return the moves made.
 
-    Chance outcomes are uniform over the deck or draw pile (rejection from
-    all 52 ids, as ``gamut.envs.palace_poker.rollout.play_random``).
+    Chance outcomes are uniform over the deck or draw pile
+    (``gamut.envs.palace_poker.rollout.random_chance_card``).
     """
     moves = 0
     while state[L.S_PHASE] != L.PH_OVER:
         if K.current_player(state) == L.CHANCE_PLAYER:
-            card = below(rng, L.NUM_CARDS)
-            while state[L.S_LOC + card] != L.LOC_DRAW:
-                card = below(rng, L.NUM_CARDS)
-            K.apply_action(state, cfg, card, table)
+            K.apply_action(state, cfg, random_chance_card(state, rng), table)
         else:
             K.apply_action(state, cfg, heuristic_action(state, cfg, params, rng, table, legal, work), table)
         moves += 1
