@@ -169,18 +169,29 @@ class MCCFR:
                     self._outcome(walker.root(), player, 1.0, 1.0, 1.0)
             self.iteration += 1
 
-    def _external(self, state, player: int) -> float:
+    def _next_decision(self, state):
+        # Sample through chance nodes to the next terminal or decision state. Returns
+        # (state, None) at a terminal, else (state, (acting player, legal actions, regrets,
+        # cumulative policy, regret-matching policy)) with the acting player's table entry.
+        # Both schemes sample chance on-policy, so its probability cancels out of their weights.
         walker = self.walker
-        if walker.is_terminal(state):
-            return walker.returns(state)[player]
-        if walker.is_chance(state):
+        while not walker.is_terminal(state):
+            if not walker.is_chance(state):
+                acting = walker.current_player(state)
+                actions = walker.legal_actions(state)
+                regret, cum_policy, _ = self._entry(walker.infostate_key(state, acting), actions)
+                return state, (acting, actions, regret, cum_policy, _regret_matching(regret))
             outcomes = walker.chance_outcomes(state)
             k = _sample(self.rng, [p for _, p in outcomes])
-            return self._external(walker.child(state, outcomes[k][0]), player)
-        acting = walker.current_player(state)
-        actions = walker.legal_actions(state)
-        regret, cum_policy, _ = self._entry(walker.infostate_key(state, acting), actions)
-        policy = _regret_matching(regret)
+            state = walker.child(state, outcomes[k][0])
+        return state, None
+
+    def _external(self, state, player: int) -> float:
+        walker = self.walker
+        state, node = self._next_decision(state)
+        if node is None:
+            return walker.returns(state)[player]
+        acting, actions, regret, cum_policy, policy = node
         if acting != player:
             for k, p in enumerate(policy):
                 cum_policy[k] += p
@@ -196,17 +207,10 @@ class MCCFR:
         # Returns the sampled utility of `player` divided by the sampling
         # probability of the trajectory's tail below `state`.
         walker = self.walker
-        if walker.is_terminal(state):
+        state, node = self._next_decision(state)
+        if node is None:
             return walker.returns(state)[player]
-        if walker.is_chance(state):
-            outcomes = walker.chance_outcomes(state)
-            k = _sample(self.rng, [p for _, p in outcomes])
-            # Chance is sampled on-policy, so its probability cancels out of the weights.
-            return self._outcome(walker.child(state, outcomes[k][0]), player, own_reach, other_reach, sample_reach)
-        acting = walker.current_player(state)
-        actions = walker.legal_actions(state)
-        regret, cum_policy, _ = self._entry(walker.infostate_key(state, acting), actions)
-        policy = _regret_matching(regret)
+        acting, actions, regret, cum_policy, policy = node
         if acting == player:
             uniform = self.exploration / len(actions)
             sampling = [uniform + (1.0 - self.exploration) * p for p in policy]
