@@ -81,6 +81,14 @@ def test_bad_seat_is_rejected():
         PlaySession(pyspiel.load_game("kuhn_poker"), human=5)
 
 
+def _ends_with(child, message, status):
+    """Wait for ``message`` from ``child``, then for its end, which must be exit status ``status``."""
+    child.expect(message)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == status
+
+
 @pytest.mark.slow
 def test_play_through_a_pseudo_terminal_with_ctrl_d_exit():
     child = pexpect.spawn(GAMUT, ["play", "kuhn_poker", "--seed", "3"], encoding="utf-8", timeout=60)
@@ -91,18 +99,12 @@ def test_play_through_a_pseudo_terminal_with_ctrl_d_exit():
     child.sendline("nonsense")
     child.expect("not a legal action here")
     child.sendeof()
-    child.expect("bye: the game was left unfinished")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    _ends_with(child, "bye: the game was left unfinished", 0)
 
 
 def test_cli_rejects_a_bad_game_string():
     child = pexpect.spawn(GAMUT, ["play", "no_such_game"], encoding="utf-8", timeout=60)
-    child.expect("GAME: unknown game .no_such_game.")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 2
+    _ends_with(child, "GAME: unknown game .no_such_game.", 2)
 
 
 @pytest.mark.parametrize("short_name", ["poke", "poker_squares", "palace_poker", "poker_dice"])
@@ -356,10 +358,7 @@ def test_up_recalls_the_last_line_and_tab_completes_at_a_terminal():
     child.expect("help +hint")
     child.sendcontrol("u")
     child.sendeof()
-    child.expect("bye: the game was left unfinished")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    _ends_with(child, "bye: the game was left unfinished", 0)
 
 
 def _first_call(game, seed):
