@@ -10,7 +10,7 @@ medians of the repeats are reported.
 
 from __future__ import annotations
 
-from gamut.benchmarks.state_api import add_playout_arguments, playout_game, time_against_state_api
+from gamut.benchmarks.state_api import add_playout_arguments, playout_game, target_fields, time_against_state_api
 
 DESCRIPTION = "Palace Poker random hands/s: Numba playouts vs the pyspiel State API (ratio)"
 
@@ -37,9 +37,7 @@ def run(args) -> dict:
         "seed": args.seed,
         "numba_hands_per_s": timed["ours_per_s"],
         "api_hands_per_s": timed["api_per_s"],
-        "ratio": timed["ratio"],
-        "target_ratio": TARGET_RATIO,
-        "meets_target": timed["ratio"] >= TARGET_RATIO,
+        **target_fields(timed["ratio"], TARGET_RATIO),
         "numba_moves_per_hand": timed["ours_last"] / args.numba_hands,
         "api_moves_per_hand": timed["api_moves"] / args.api_hands,
     }

@@ -3,7 +3,8 @@
 :func:`time_against_state_api` is the harness the per-game playout
 benchmarks share: it warms both sides up (compiling or loading the kernels),
 then times ``--repeats`` rounds of ours beside the State API loop and reports
-the medians; :func:`add_playout_arguments` declares their common flags.
+the medians; :func:`add_playout_arguments` declares their common flags, and
+:func:`target_fields` judges a speed ratio against its target.
 """
 
 from __future__ import annotations
@@ -62,6 +63,11 @@ def playout_game(args, short_name: str, counts: dict[str, int]) -> pyspiel.Game:
     if game.get_type().short_name != short_name:
         raise ValueError(f"--game must be a {short_name} game string, got {args.game!r}")
     return game
+
+
+def target_fields(ratio: float, target: float) -> dict:
+    """A record's ``ratio`` of our speed to the baseline's, its ``target_ratio`` and whether it ``meets_target``."""
+    return {"ratio": ratio, "target_ratio": target, "meets_target": ratio >= target}
 
 
 def time_against_state_api(game: pyspiel.Game, ours: Callable[[int, int], float], count: int, api_count: int,
