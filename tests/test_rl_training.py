@@ -131,17 +131,20 @@ def test_score_rewards_are_refused_where_no_running_score_sums_to_the_return(gam
 
 
 @pytest.mark.slow
-def test_the_reward_scale_divides_the_rewards_and_defaults_to_the_largest_utility(monkeypatch):
+@pytest.mark.parametrize("policy, default_scale", [("flat", 1000.0), ("actions", 100.0)])
+def test_the_reward_scale_divides_the_rewards_and_defaults_to_the_largest_utility(monkeypatch, policy, default_scale):
+    """The flat head's default is the largest utility (American: 10 royal flushes); the action head's the features'."""
     from gamut.solvers.rl.ppo import PPOConfig
 
     seen = _record_gae_inputs(monkeypatch)
     rewards = {}
     for scale in (0.0, 50.0):
-        trainer = make_trainer("ppo", "poker_squares", 2, {**TINY_PPO, "score_rewards": True, "reward_scale": scale})
+        trainer = make_trainer("ppo", "poker_squares", 2, {**TINY_PPO, "score_rewards": True, "reward_scale": scale,
+                                                           "policy": policy})
         trainer.train_update()
         rewards[scale] = seen[-1][0]
     assert trainer.reward_scale == 50.0
-    np.testing.assert_allclose(rewards[0.0] * 1000.0, rewards[50.0] * 50.0, atol=1e-4)  # American: 10 royal flushes
+    np.testing.assert_allclose(rewards[0.0] * default_scale, rewards[50.0] * 50.0, atol=1e-4)
     assert np.abs(rewards[50.0]).max() > 0
     assert "reward_scale" not in PPOConfig().as_dict()
     for bad in (-1.0, float("nan")):

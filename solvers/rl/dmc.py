@@ -7,7 +7,8 @@ environments:
   network input of the position (the tensor of the player to move, then the
   seat one-hot, as for PPO) and ``f(a)`` the action's features. The first
   layer is split, ``x @ W_s + f(a) @ W_a``, so the position's part is
-  computed once per row and only the action's part once per legal action.
+  computed once per row and only the action's part once per legal action
+  (:mod:`gamut.solvers.rl.features`, shared with PPO's action head).
   The features come from the game's declaration (``GAME.action_features``,
   e.g. what a Poker Squares placement does to its row and column); a game
   without one gets the one-hot of the action id, whose ``f(a) @ W_a`` is
@@ -44,57 +45,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gamut.envs.declaration import resolve
 from gamut.envs.loading import load_game
-from gamut.envs.registry import declaration_of
 from gamut.envs.vector import make_vector
 from gamut.solvers.rl import rollout
 from gamut.solvers.rl.evaluation import network_input, uses_info_state
-from gamut.solvers.rl.networks import init_mlp, num_layers, sample_masked
+# OneHotFeatures and action_features are this module's names too (the tests and older callers import them here).
+from gamut.solvers.rl.features import (OneHotFeatures, action_features, features_name,  # noqa: F401
+                                       score_actions, score_chosen)
+from gamut.solvers.rl.networks import init_mlp, sample_masked
 from gamut.solvers.rl.ppo import Hyperparameters, _check_same_shapes, _load_step, _step_arrays
-
-
-class OneHotFeatures:
-    """The generic action features: the one-hot of the action id, float32 ``(N, A, A)``.
-
-    DMC never materialises them (``one_hot`` tells it to gather rows of the
-    first layer instead); calling the object builds them, for reference.
-
-    >>> OneHotFeatures(3)(np.zeros((1, 4), np.float32), np.ones((1, 3), bool))[0].tolist()
-    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
-    """
-
-    one_hot = True
-
-    def __init__(self, num_actions: int):
-        self.size = int(num_actions)
-
-    def __call__(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        eye = np.eye(self.size, dtype=np.float32)
-        return np.broadcast_to(eye, (inputs.shape[0], self.size, self.size)).copy()
-
-
-def action_features(game):
-    """The action features of ``game``: its declaration's ``action_features``, else :class:`OneHotFeatures`."""
-    declaration = declaration_of(game)
-    if declaration is None or declaration.action_features is None:
-        return OneHotFeatures(game.num_distinct_actions())
-    return resolve(declaration.action_features)(game)
-
-
-def features_name(game) -> str:
-    """What a weights file records as its features: the declared reference, or ``one-hot``."""
-    declaration = declaration_of(game)
-    return "one-hot" if declaration is None or declaration.action_features is None else declaration.action_features
-
-
-def _tail(params: dict, h, xp):
-    """The layers after the first on ``h`` ``(..., H)``: ReLU, then each ``w``, ``b``; output ``(...)``."""
-    shape = h.shape[:-1]
-    h = h.reshape(-1, h.shape[-1])  # one matrix product per layer, not one per leading index
-    for k in range(1, num_layers(params, "q")):
-        h = xp.maximum(h, 0.0) @ params[f"q/w{k}"] + params[f"q/b{k}"]
-    return h.reshape(shape)
 
 
 def q_values(params: dict, x, feats, xp=np):
@@ -102,19 +61,12 @@ def q_values(params: dict, x, feats, xp=np):
 
     ``xp`` is ``numpy`` (the ``dmc`` agent) or ``jax.numpy`` (training).
     """
-    w0 = params["q/w0"]
-    d = x.shape[1]
-    state = x @ w0[:d] + params["q/b0"]
-    action = w0[d:][None] if feats is None else feats @ w0[d:]
-    return _tail(params, state[:, None, :] + action, xp)
+    return score_actions(params, "q", x, feats, xp)
 
 
 def q_chosen(params: dict, x, chosen, one_hot: bool, xp=np):
     """Q float32 ``(B,)`` of one action per row: ``chosen`` its ids int ``(B,)`` (one-hot) or features ``(B, F)``."""
-    w0 = params["q/w0"]
-    d = x.shape[1]
-    action = w0[d:][chosen] if one_hot else chosen @ w0[d:]
-    return _tail(params, x @ w0[:d] + params["q/b0"] + action, xp)
+    return score_chosen(params, "q", x, chosen, one_hot, xp)
 
 
 @dataclass(frozen=True)
@@ -173,15 +125,10 @@ def _learning_rate(config: DMCConfig):
 
 
 def _running_score(game, wanted: bool):
-    """The game's running score reader when ``score_rewards`` applies to it, else None."""
-    if not wanted:
-        return None
-    from gamut.solvers.rl.scores import running_score_reader
+    """The game's running score reader when ``score_rewards`` applies to it, else None (targets: the returns)."""
+    from gamut.solvers.rl.scores import optional_running_score
 
-    try:
-        return running_score_reader(game)
-    except ValueError:  # no running score (or a multi-player variant): targets are the returns
-        return None
+    return optional_running_score(game) if wanted else None
 
 
 class DMCTrainer:

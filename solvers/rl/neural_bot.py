@@ -11,7 +11,11 @@ Playing needs NumPy only (no JAX): the forward pass is
 :func:`gamut.solvers.rl.networks.forward`. ``ppo`` plays its most probable
 legal action by default (``greedy=True``); ``nfsp`` samples its average policy
 (``greedy=False``), the policy whose exploitability its training measures.
-For a variant without shipped weights use :func:`neural_bot`. ``dmc``
+For a variant without shipped weights use :func:`neural_bot`. A PPO file
+records its policy head (``policy_head``): ``flat`` (one logit per action id;
+also every file written before the action head existed) or ``actions`` (one
+shared network scoring each legal action from its features, computed here as
+in training from the ``action_features`` the file names). ``dmc``
 (:class:`DMCBot`) plays the legal action of largest Q-value of a Deep
 Monte-Carlo Q-network, computing the same action features as its training.
 """
@@ -22,8 +26,39 @@ import numpy as np
 import pyspiel
 
 from gamut.solvers.rl.checkpoint import RLFileError, load_weights
+from gamut.solvers.rl.features import action_features, features_name, score_actions
 from gamut.solvers.rl.networks import forward, layer_sizes, masked_log_softmax, policy_input
 from gamut.solvers.rl.shipped import shipped_path
+
+
+def _input_size(game, metadata: dict) -> int:
+    """Width of the network input a weights file of ``game`` was trained on (tensor, then seat one-hot)."""
+    info_state = metadata["input"].startswith("information_state")
+    size = game.information_state_tensor_size() if info_state else game.observation_tensor_size()
+    return size + (game.num_players() if game.num_players() > 1 else 0)
+
+
+def _checked_features(game, metadata: dict, path):
+    """``game``'s action features, or RLFileError when the file was trained on other ones."""
+    features = action_features(game)
+    expected = (features_name(game), int(features.size))
+    if (metadata.get("action_features"), metadata.get("feature_size")) != expected:
+        raise RLFileError(f"weights {path} were trained on action features "
+                          f"{metadata.get('action_features')!r} of size {metadata.get('feature_size')}; "
+                          f"{game} has {expected[0]!r} of size {expected[1]}")
+    return features
+
+
+def _network_input(game, state, player: int, info_state: bool) -> np.ndarray:
+    """Network input float32 ``(1, D)`` of ``player`` at ``state``."""
+    tensor = state.information_state_tensor(player) if info_state else state.observation_tensor(player)
+    return policy_input(np.asarray(tensor, np.float32)[None], np.array([player]), game.num_players())
+
+
+def _legal_mask(game, legal: list[int]) -> np.ndarray:
+    mask = np.zeros((1, game.num_distinct_actions()), np.bool_)
+    mask[0, legal] = True
+    return mask
 
 class NeuralBot(pyspiel.Bot):
     """Plays a policy network from a weights file (see the module docstring).
@@ -51,12 +86,19 @@ class NeuralBot(pyspiel.Bot):
         self._greedy = greedy
         self._rng = np.random.default_rng(seed)
         self._info_state = self.metadata["input"].startswith("information_state")
-        size = (game.information_state_tensor_size() if self._info_state else game.observation_tensor_size())
-        seats = game.num_players() if game.num_players() > 1 else 0
+        width, outputs = _input_size(game, self.metadata), game.num_distinct_actions()
+        # A file written before the action head existed has no policy_head: it is flat.
+        head = self.metadata.get("policy_head", "flat")
+        if head not in ("flat", "actions"):
+            raise RLFileError(f"weights {path} have policy head {head!r}; this toolkit plays 'flat' and 'actions'")
+        self._features = None
+        if head == "actions":
+            self._features = _checked_features(game, self.metadata, path)
+            width, outputs = width + self._features.size, 1
         sizes = layer_sizes(self._params, "pi")
-        if sizes[0] != size + seats or sizes[-1] != game.num_distinct_actions():
-            raise RLFileError(f"weights {path} take {sizes[0]} inputs and give {sizes[-1]} actions; {game} needs "
-                              f"{size + seats} and {game.num_distinct_actions()}")
+        if sizes[0] != width or sizes[-1] != outputs:
+            raise RLFileError(f"weights {path} take {sizes[0]} inputs and give {sizes[-1]} outputs; {game} needs "
+                              f"{width} and {outputs} ({head} policy head)")
 
     def player_id(self) -> int:
         return self._player
@@ -68,13 +110,17 @@ class NeuralBot(pyspiel.Bot):
         return True
 
     def _log_probs(self, state) -> tuple[list[int], np.ndarray]:
+        """The legal actions and the log-probability float64 ``(A,)`` of every action (``-inf`` if illegal)."""
         p = self._player
-        tensor = state.information_state_tensor(p) if self._info_state else state.observation_tensor(p)
-        x = policy_input(np.asarray(tensor, np.float32)[None], np.array([p]), self._game.num_players())
+        x = _network_input(self._game, state, p, self._info_state)
         legal = state.legal_actions(p)
-        mask = np.zeros((1, self._game.num_distinct_actions()), np.bool_)
-        mask[0, legal] = True
-        return legal, masked_log_softmax(forward(self._params, "pi", x), mask)[0]
+        mask = _legal_mask(self._game, legal)
+        if self._features is None:
+            logits = forward(self._params, "pi", x)
+        else:
+            feats = None if self._features.one_hot else self._features(x, mask)
+            logits = score_actions(self._params, "pi", x, feats)
+        return legal, masked_log_softmax(logits, mask)[0]
 
     def step_with_policy(self, state):
         legal, logp = self._log_probs(state)
@@ -120,21 +166,13 @@ class DMCBot(pyspiel.Bot):
     """
 
     def __init__(self, game, path, player: int):
-        from gamut.solvers.rl.dmc import action_features, features_name
-
         pyspiel.Bot.__init__(self)
         self._params, self.metadata = load_weights(path, game, "dmc")
         self._game = game
         self._player = player
         self._info_state = self.metadata["input"].startswith("information_state")
-        self._features = action_features(game)
-        expected = (features_name(game), int(self._features.size))
-        if (self.metadata.get("action_features"), self.metadata.get("feature_size")) != expected:
-            raise RLFileError(f"weights {path} were trained on action features "
-                              f"{self.metadata.get('action_features')!r} of size {self.metadata.get('feature_size')}; "
-                              f"{game} has {expected[0]!r} of size {expected[1]}")
-        size = (game.information_state_tensor_size() if self._info_state else game.observation_tensor_size())
-        width = size + (game.num_players() if game.num_players() > 1 else 0) + expected[1]
+        self._features = _checked_features(game, self.metadata, path)
+        width = _input_size(game, self.metadata) + self._features.size
         sizes = layer_sizes(self._params, "q")
         if sizes[0] != width or sizes[-1] != 1:
             raise RLFileError(f"weights {path} take {sizes[0]} inputs and give {sizes[-1]} values; {game} needs "
@@ -148,16 +186,11 @@ class DMCBot(pyspiel.Bot):
 
     def q_values(self, state) -> tuple[list[int], np.ndarray]:
         """The legal actions and the Q-value float32 ``(A,)`` of every action (meaningful at the legal ones)."""
-        from gamut.solvers.rl.dmc import q_values
-
         p = self._player
-        tensor = state.information_state_tensor(p) if self._info_state else state.observation_tensor(p)
-        x = policy_input(np.asarray(tensor, np.float32)[None], np.array([p]), self._game.num_players())
+        x = _network_input(self._game, state, p, self._info_state)
         legal = state.legal_actions(p)
-        mask = np.zeros((1, self._game.num_distinct_actions()), np.bool_)
-        mask[0, legal] = True
-        feats = None if self._features.one_hot else self._features(x, mask)
-        return legal, q_values(self._params, x, feats)[0]
+        feats = None if self._features.one_hot else self._features(x, _legal_mask(self._game, legal))
+        return legal, score_actions(self._params, "q", x, feats)[0]
 
     def step(self, state) -> int:
         legal, q = self.q_values(state)

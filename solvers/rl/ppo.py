@@ -10,6 +10,25 @@ takes ``epochs x minibatches`` clipped-objective Adam steps (optax).
   negative number before the softmax (Huang and Ontanon's invalid-action
   masking), so an illegal action has probability 0, gets no gradient, and is
   never drawn.
+- **Policy head** (``policy``): ``flat`` is an MLP from the network input to
+  one logit per action id. ``actions`` scores each legal action with **one
+  shared network** over the position and that action's features, ``logit[n,
+  a] = MLP(concat(x_n, f(a)))`` (:mod:`gamut.solvers.rl.features`, the
+  network of Deep Monte-Carlo's Q, with one output), then the masked softmax;
+  the features are the game's own (``GAME.action_features``, e.g. what a
+  Poker Squares placement does to its row and column), else the action's
+  one-hot. ``auto`` (the default) takes ``actions`` where the game declares
+  features and ``flat`` elsewhere. A flat head must learn separately, for
+  every id, what an action does in every position; with features, what it
+  learns about one placement carries to every cell where the placement does
+  the same thing, which is what lets PPO learn Poker Squares (about random
+  play, 14.5 American, with the flat head after 6.8 M decisions). The loss
+  scores only the legal pairs of a minibatch. The value head is the same
+  MLP either way. With the action head, ``reward_scale`` 0 means the
+  features' ``return_scale`` where they lend one (Poker Squares: 100), and a
+  one-player game with a running score is paid its score as it accrues
+  whatever ``score_rewards`` says (DMC's recipe), with ``score_rewards=True``
+  still refusing a game without one.
 - **Self-play**: a multi-player game is played by **one shared policy and
   value network** in every seat; the input is the tensor of the player to move
   (the information-state tensor where the game has one) followed by the
@@ -28,15 +47,17 @@ takes ``epochs x minibatches`` clipped-objective Adam steps (optax).
   the policy instead of jittering around it).
 - **Rewards** are divided by the game's largest absolute utility, so returns
   lie in [-1, 1] whatever the game's units, or by ``reward_scale`` when it is
-  set. A game whose typical return is far below its largest one (Poker
-  Squares: about 15 to 130 points of a possible 1,000 American) otherwise has
-  value targets near 0, and Adam's steps of a fixed size move the value
-  network's output by more than the differences it must resolve; a scale
-  near the typical return keeps the targets near 1.
-- **Score rewards**: by default a game pays its return on the last decision.
-  With ``score_rewards=True`` (one-player dice and Poker Squares games) every
-  decision is paid the change in the running score it causes
-  (:mod:`gamut.solvers.rl.scores`). Under ``gamma = 1`` a game's rewards
+  set (the action head's default is above). A game whose typical return is
+  far below its largest one (Poker Squares: about 15 to 130 points of a
+  possible 1,000 American) otherwise has value targets near 0, and Adam's
+  steps of a fixed size move the value network's output by more than the
+  differences it must resolve; a scale near the typical return keeps the
+  targets near 1.
+- **Score rewards**: by default a flat head's game pays its return on the
+  last decision. With ``score_rewards=True`` (one-player dice and Poker
+  Squares games), and under the action head wherever the game keeps a
+  running score, every decision is paid the change in the running score it
+  causes (:mod:`gamut.solvers.rl.scores`). Under ``gamma = 1`` a game's rewards
   still sum to its return, so the objective is unchanged; the value network
   then learns the points still to come instead of the whole score, and a
   decision's advantage is not drowned by the error on the points already
@@ -59,8 +80,9 @@ import numpy as np
 from gamut.envs.loading import load_game
 from gamut.envs.vector import make_vector
 from gamut.solvers.rl import rollout
-from gamut.solvers.rl.scores import running_score_reader
+from gamut.solvers.rl.scores import optional_running_score, running_score_reader
 from gamut.solvers.rl.evaluation import network_input, uses_info_state
+from gamut.solvers.rl.features import action_features, declares_features, features_name, score_actions, score_pairs
 from gamut.solvers.rl.opponents import batched_heuristic, draw_tables
 from gamut.solvers.rl.networks import MASKED_LOGIT, forward, init_mlp, masked_log_softmax, sample_masked
 
@@ -93,7 +115,11 @@ class Hyperparameters:
 
 @dataclass(frozen=True)
 class PPOConfig(Hyperparameters):
-    """Hyperparameters of :class:`PPOTrainer` (defaults suit the dice games)."""
+    """Hyperparameters of :class:`PPOTrainer` (defaults suit the dice games and, with the action head, Poker Squares).
+
+    ``policy`` is ``auto`` (the action head where the game declares action
+    features, else flat), ``flat`` or ``actions`` (see the module docstring).
+    """
 
     num_envs: int = 128
     rollout: int = 64
@@ -112,8 +138,11 @@ class PPOConfig(Hyperparameters):
     final_learning_rate: float = 0.0
     score_rewards: bool = False
     reward_scale: float = 0.0
+    policy: str = "auto"
     NAME = "PPO"
-    LATER_SETTINGS = ("heuristic_share", "anneal_steps", "final_learning_rate", "score_rewards", "reward_scale")
+    LATER_SETTINGS = ("heuristic_share", "anneal_steps", "final_learning_rate", "score_rewards", "reward_scale",
+                      "policy")
+    POLICIES = ("auto", "flat", "actions")
 
     def __post_init__(self):
         self._require_whole(("num_envs", "rollout", "epochs", "minibatches"))
@@ -139,6 +168,8 @@ class PPOConfig(Hyperparameters):
         if not self.reward_scale >= 0:
             raise ValueError(f"PPO reward_scale must be > 0, or 0 for the game's largest absolute utility, "
                              f"got {self.reward_scale}")
+        if self.policy not in self.POLICIES:
+            raise ValueError(f"PPO policy must be one of {', '.join(self.POLICIES)}, got {self.policy!r}")
         if self.score_rewards and self.gamma != 1:
             raise ValueError(f"PPO score_rewards needs gamma = 1 (the rewards then sum to the return), "
                              f"got gamma = {self.gamma}")
@@ -160,7 +191,52 @@ def _learning_rate(config: PPOConfig):
     return optax.linear_schedule(config.learning_rate, config.final_learning_rate, max(adam_steps, 1))
 
 
-def _loss(params, batch, config: PPOConfig):
+def _logits(params, x, feats, actions: bool, xp=np):
+    """Policy logits float32 ``(N, A)`` before masking.
+
+    The flat head is an MLP from ``x`` ``(N, D)`` to one logit per action id;
+    the action head (``actions``) scores each action with one shared MLP over
+    ``x`` and its features ``feats`` ``(N, A, F)`` (None: one-hot ids).
+    """
+    return score_actions(params, "pi", x, feats, xp) if actions else forward(params, "pi", x, xp)
+
+
+def _pack_legal(mask: np.ndarray, feats: np.ndarray | None) -> dict:
+    """The legal (row, action) pairs of a minibatch, padded to a multiple of a sixteenth of ``B x A``.
+
+    The action head scores only these pairs in the loss (an illegal action's
+    logit is masked anyway), which skips the filled cells of a Poker Squares
+    grid, about half of them. Padding to a few sizes keeps the compiled
+    shapes few; a padding pair writes its score to the dropped column ``A``.
+
+    Returns ``pair_rows`` int32 ``(P,)``, ``pair_slots`` int32 ``(P,)`` (the
+    action, ``A`` for padding) and ``pair_chosen``: the pairs' features
+    float32 ``(P, F)``, or their ids int32 ``(P,)`` when ``feats`` is None.
+    """
+    count, actions = mask.shape
+    rows, slots = np.nonzero(mask)
+    step = max(1, count * actions // 16)
+    size = -(-len(rows) // step) * step
+    pair_rows = np.zeros(size, np.int32)
+    pair_slots = np.full(size, actions, np.int32)
+    pair_rows[:len(rows)], pair_slots[:len(rows)] = rows, slots
+    if feats is None:
+        chosen = np.where(pair_slots < actions, pair_slots, 0).astype(np.int32)
+    else:
+        chosen = np.zeros((size, feats.shape[2]), np.float32)
+        chosen[:len(rows)] = feats[rows, slots]
+    return {"pair_rows": pair_rows, "pair_slots": pair_slots, "pair_chosen": chosen}
+
+
+def _packed_logits(params, batch, one_hot: bool, xp):
+    """Action-head logits ``(B, A)`` from the packed legal pairs of ``batch`` (illegal ones MASKED_LOGIT)."""
+    scores = score_pairs(params, "pi", batch["inputs"], batch["pair_rows"], batch["pair_chosen"], one_hot, xp)
+    count, actions = batch["mask"].shape
+    logits = xp.full((count, actions + 1), MASKED_LOGIT, scores.dtype)
+    return logits.at[batch["pair_rows"], batch["pair_slots"]].set(scores)[:, :actions]
+
+
+def _loss(params, batch, config: PPOConfig, actions: bool, one_hot: bool):
     """Clipped PPO loss of a minibatch; with ``batch["weight"]`` (heuristic seats) only weight-1 rows count."""
     import jax
     import jax.numpy as jnp
@@ -170,7 +246,10 @@ def _loss(params, batch, config: PPOConfig):
     def mean(x):
         return jnp.mean(x) if weight is None else jnp.sum(weight * x) / jnp.maximum(jnp.sum(weight), 1.0)
 
-    logits = forward(params, "pi", batch["inputs"], jnp)
+    if actions:
+        logits = _packed_logits(params, batch, one_hot, jnp)
+    else:
+        logits = forward(params, "pi", batch["inputs"], jnp)
     logits = jnp.where(batch["mask"], logits, MASKED_LOGIT)
     logp_all = jax.nn.log_softmax(logits)
     logp = jnp.take_along_axis(logp_all, batch["actions"][:, None], axis=1)[:, 0]
@@ -212,14 +291,24 @@ class PPOTrainer:
         self.game_string = str(self.game)
         self.seed = int(seed)
         self.num_players = self.game.num_players()
-        self.reward_scale = self.config.reward_scale or float(
-            max(abs(self.game.max_utility()), abs(self.game.min_utility()), 1e-9))
+        policy = self.config.policy
+        self.actions = policy == "actions" or (policy == "auto" and declares_features(self.game))
+        self.features = action_features(self.game) if self.actions else None
+        # Only real features are stored per action; one-hot ids are gathered from the first layer.
+        self.stored_features = self.actions and not self.features.one_hot
+        return_scale = getattr(self.features, "return_scale", 0.0) if self.actions else 0.0
+        self.reward_scale = float(self.config.reward_scale or return_scale or
+                                  max(abs(self.game.max_utility()), abs(self.game.min_utility()), 1e-9))
         seeds = np.random.SeedSequence(self.seed).generate_state(2, dtype=np.uint32)
         self.rng = np.random.default_rng(int(seeds[0]))
         self.env = make_vector(self.game, self.config.num_envs, seed=int(seeds[1]),
                                info_state=uses_info_state(self.game))
         self.step = self.env.reset()
-        self.running_score = running_score_reader(self.game) if self.config.score_rewards else None
+        if self.config.score_rewards:
+            self.running_score = running_score_reader(self.game)  # refuses a game without one
+        else:
+            # The action head pays the score as it accrues wherever the game keeps one, as DMC does.
+            self.running_score = optional_running_score(self.game) if self.actions else None
         self.heuristic = None
         if self.config.heuristic_share > 0:
             if self.num_players < 2:
@@ -228,7 +317,9 @@ class PPOTrainer:
             self.tables = draw_tables(self.rng, self.config.num_envs, self.num_players, self.config.heuristic_share)
         width = network_input(self.step, self.game).shape[1]
         hidden = list(self.config.hidden)
-        self.params = {**init_mlp("pi", [width, *hidden, self.game.num_distinct_actions()], self.rng, 0.01),
+        policy_sizes = ([width + self.features.size, *hidden, 1] if self.actions
+                        else [width, *hidden, self.game.num_distinct_actions()])
+        self.params = {**init_mlp("pi", policy_sizes, self.rng, 0.01),
                        **init_mlp("v", [width, *hidden, 1], self.rng, 1.0)}
         self.optimizer = optax.chain(optax.clip_by_global_norm(self.config.max_grad_norm),
                                      optax.adam(_learning_rate(self.config)))
@@ -236,16 +327,17 @@ class PPOTrainer:
         self.steps = 0
         self.updates = 0
         self.finished_returns: list[float] = []
-        config_ = self.config
+        config_, actions, one_hot = self.config, self.actions, self.actions and self.features.one_hot
         optimizer = self.optimizer
 
         def update(params, opt_state, batch):
-            grads = jax.grad(_loss)(params, batch, config_)
+            grads = jax.grad(_loss)(params, batch, config_, actions, one_hot)
             changes, opt_state = optimizer.update(grads, opt_state, params)
             return optax.apply_updates(params, changes), opt_state
 
         self._update = jax.jit(update)
-        self._heads = jax.jit(lambda p, x: (forward(p, "pi", x, jax.numpy), forward(p, "v", x, jax.numpy)[:, 0]))
+        self._heads = jax.jit(lambda p, x, f: (_logits(p, x, f, actions, jax.numpy),
+                                               forward(p, "v", x, jax.numpy)[:, 0]))
 
     @property
     def steps_per_update(self) -> int:
@@ -255,16 +347,26 @@ class PPOTrainer:
     def config_dict(self) -> dict:
         return {"ppo": self.config.as_dict()}
 
-    def policy_logits(self, inputs: np.ndarray) -> np.ndarray:
-        """Policy logits float32 ``(batch, actions)`` (before masking) of the current parameters, in NumPy."""
-        return forward({k: np.asarray(v) for k, v in self.params.items() if k.startswith("pi/")}, "pi", inputs)
+    def _features(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
+        """Action features float32 ``(batch, actions, F)`` the policy reads, or None (flat head, one-hot ids)."""
+        return self.features(inputs, mask) if self.stored_features else None
+
+    def policy_logits(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Policy logits float32 ``(batch, actions)`` (before masking) of the current parameters, in NumPy.
+
+        ``mask`` bool ``(batch, actions)`` is the legal mask the action features are computed with.
+        """
+        params = {k: np.asarray(v) for k, v in self.params.items() if k.startswith("pi/")}
+        return _logits(params, inputs, self._features(inputs, mask), self.actions)
 
     def train_update(self) -> None:
         """Play one rollout and take the PPO steps on it."""
         cfg = self.config
         steps, n = cfg.rollout, cfg.num_envs
-        inputs = np.zeros((steps, n, self.params["pi/w0"].shape[0]), np.float32)
-        masks = np.zeros((steps, n, self.game.num_distinct_actions()), np.bool_)
+        inputs = np.zeros((steps, n, self.params["v/w0"].shape[0]), np.float32)
+        num_actions = self.game.num_distinct_actions()
+        masks = np.zeros((steps, n, num_actions), np.bool_)
+        feats = np.zeros((steps, n, num_actions, self.features.size), np.float32) if self.stored_features else None
         actions = np.zeros((steps, n), np.int64)
         logps = np.zeros((steps, n), np.float32)
         values = np.zeros((steps, n), np.float32)
@@ -278,13 +380,16 @@ class PPOTrainer:
             if self.running_score is not None:
                 before = self.running_score(self.env)
             x = network_input(self.step, self.game)
-            logits, value = self._heads(self.params, x)
+            f = self._features(x, self.step.legal_mask)
+            logits, value = self._heads(self.params, x, f)
             act, logp = sample_masked(np.asarray(logits), self.step.legal_mask, self.rng)
             if self.heuristic is not None:
                 learner[t] = ~self.tables[np.arange(n), self.step.current_player]
                 bots = np.flatnonzero(~learner[t])
                 act[bots] = self.heuristic.actions(self.env.states, bots)
             inputs[t], masks[t], actions[t], logps[t] = x, self.step.legal_mask, act, logp
+            if feats is not None:
+                feats[t] = f
             values[t], players[t] = np.asarray(value), self.step.current_player
             self.step = self.env.step(act)
             terminated[t] = self.step.terminated
@@ -310,6 +415,8 @@ class PPOTrainer:
         flat = {"inputs": inputs.reshape(steps * n, -1), "mask": masks.reshape(steps * n, -1),
                 "actions": actions.reshape(-1), "logp": logps.reshape(-1),
                 "advantages": advantages.reshape(-1), "targets": targets.reshape(-1)}
+        if feats is not None:
+            feats = feats.reshape(steps * n, num_actions, -1)
         if self.heuristic is not None:
             flat["weight"] = learner.reshape(-1).astype(np.float32)
         size = steps * n // cfg.minibatches
@@ -317,8 +424,10 @@ class PPOTrainer:
             order = self.rng.permutation(steps * n)
             for k in range(cfg.minibatches):
                 pick = order[k * size:(k + 1) * size]
-                self.params, self.opt_state = self._update(self.params, self.opt_state,
-                                                           {key: v[pick] for key, v in flat.items()})
+                batch = {key: v[pick] for key, v in flat.items()}
+                if self.actions:
+                    batch.update(_pack_legal(batch["mask"], None if feats is None else feats[pick]))
+                self.params, self.opt_state = self._update(self.params, self.opt_state, batch)
         self.params = {k: np.asarray(v) for k, v in self.params.items()}
         self.steps += steps * n
         self.updates += 1
@@ -326,11 +435,11 @@ class PPOTrainer:
 
     def act_greedy(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Most probable legal action of each row (how the ``ppo`` agent plays by default)."""
-        return np.argmax(masked_log_softmax(self.policy_logits(inputs), mask), axis=1)
+        return np.argmax(masked_log_softmax(self.policy_logits(inputs, mask), mask), axis=1)
 
     def probabilities(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Action probabilities float64 ``(batch, actions)`` of the policy (0 at illegal actions)."""
-        return np.exp(masked_log_softmax(self.policy_logits(inputs), mask))
+        return np.exp(masked_log_softmax(self.policy_logits(inputs, mask), mask))
 
     # -- checkpoint support ---------------------------------------------------
     def state(self) -> tuple[dict, dict]:
@@ -386,9 +495,16 @@ class PPOTrainer:
         return {k: np.asarray(v) for k, v in self.params.items() if k.startswith(("pi/", "v/"))}
 
     def weights_metadata(self) -> dict:
-        """What a weights file records besides the training's: how to read the value network."""
-        return {"value_scale": self.reward_scale,
-                "value_meaning": "points to come" if self.config.score_rewards else "final return"}
+        """What a weights file records besides the training's: the policy head and how to read the value network.
+
+        ``policy_head`` is ``flat`` or ``actions``; an action head also records
+        its ``action_features`` (the declared reference, or ``one-hot``) and
+        ``feature_size``. A file without ``policy_head`` has the flat head.
+        """
+        head = {"policy_head": "actions", "action_features": features_name(self.game),
+                "feature_size": int(self.features.size)} if self.actions else {"policy_head": "flat"}
+        return {**head, "value_scale": self.reward_scale,
+                "value_meaning": "points to come" if self.running_score is not None else "final return"}
 
 
 _STEP_FIELDS = ("obs", "legal_mask", "current_player", "info_state")

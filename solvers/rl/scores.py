@@ -34,3 +34,11 @@ def running_score_reader(game):
         return resolve(declaration.running_score)(game)
     except ValueError as err:
         raise ValueError(f"{needs}: {err}") from None
+
+
+def optional_running_score(game):
+    """:func:`running_score_reader` of ``game``, or None where it has no running score (or a variant it refuses)."""
+    try:
+        return running_score_reader(game)
+    except ValueError:
+        return None
