@@ -28,7 +28,6 @@ missing.
 from __future__ import annotations
 
 import importlib.util
-import os
 import statistics
 import time
 
@@ -154,7 +153,6 @@ def run(args) -> dict:
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     all_cores = numba.config.NUMBA_NUM_THREADS
-    load_before = os.getloadavg()[0]
     games, missing = {}, []
     declared = benchmarked_games()
     for short in args.games:
@@ -193,9 +191,6 @@ def run(args) -> dict:
         "seed": args.seed,
         "all_cores_threads": all_cores,
         "target_ratio_vs_rl_env": TARGET_RATIO_VS_RL_ENV,
-        # Other processes on the machine slow every rate down, the threaded ones most.
-        "load_average_1min_before": load_before,
-        "load_average_1min_after": os.getloadavg()[0],
         "games": games,
         "missing": missing,
     }

@@ -14,7 +14,10 @@ def test_dice_benchmark_tiny(capsys, tmp_path):
     assert result["dp_seconds_yacht12"] > 0 and result["ours_games_per_s"] > 0
     assert result["rollout_speedup"] == result["ours_games_per_s"] / \
         result["openspiel_yacht_games_per_s"]
-    assert (tmp_path / "dice.jsonl").exists()
+    record = json.loads((tmp_path / "dice.jsonl").read_text().splitlines()[-1])
+    # Every benchmark record names its machine and how loaded it was, beside the figures.
+    assert record["machine"]["cpu_count"] >= 1 and record["git_commit"]
+    assert record["load_average_1min_before"] >= 0 and record["load_average_1min_after"] >= 0
 
 
 def test_dice_benchmark_rejects_unknown_variant(capsys):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 from pathlib import Path
 
 from gamut.envs.registry import declarations
@@ -102,7 +103,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.out:
         check_output(Path(args.out) / f"{args.benchmark}.jsonl", "--out")
     notice(args, f"benchmark {args.benchmark}: timing ours beside the baseline...")
+    # Other processes slow every rate down (the baseline's and ours alike, but not always equally):
+    # each record says how loaded the machine was.
+    load_before = os.getloadavg()[0]
     result = module.run(args)
+    result = {**result, "load_average_1min_before": load_before, "load_average_1min_after": os.getloadavg()[0]}
     if args.out:
         path = append_record(args.out, args.benchmark, result)
         print(f"recorded in {path}")
