@@ -1,6 +1,8 @@
 """Playing chance in tests: a sampled outcome of a chance node, random moves, positions reached by them,
 and whole games of a chooser against chance."""
 
+import itertools
+
 import numpy as np
 import pyspiel
 
@@ -35,16 +37,21 @@ def random_position(game, rng, min_moves, max_moves):
     return state
 
 
+def positions_where(game, rng, min_moves, max_moves, wanted):
+    """Endless positions of ``game`` after random moves (:func:`random_position`): those not terminal that pass
+    ``wanted(state)``."""
+    while True:
+        state = random_position(game, rng, min_moves, max_moves)
+        if not state.is_terminal() and wanted(state):
+            yield state
+
+
 def decision_positions(spec, count, seed, min_moves=8, max_moves=80):
     """``(game, states)``: ``count`` decision states of ``spec`` after ``min_moves`` to ``max_moves`` random moves."""
     game = pyspiel.load_game(spec)
-    rng = np.random.default_rng(seed)
-    found = []
-    while len(found) < count:
-        state = random_position(game, rng, min_moves, max_moves)
-        if not state.is_terminal() and not state.is_chance_node():
-            found.append(state)
-    return game, found
+    found = positions_where(game, np.random.default_rng(seed), min_moves, max_moves,
+                            lambda state: not state.is_chance_node())
+    return game, list(itertools.islice(found, count))
 
 
 def play_game(game, rng: np.random.Generator, choose, chance=apply_sampled_chance):

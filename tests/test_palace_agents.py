@@ -19,7 +19,7 @@ from gamut.solvers.bots import make_bot
 from gamut.solvers.palace_poker import heuristic as H
 from gamut.solvers.palace_poker import match as M
 from gamut.solvers.palace_poker import search as S
-from tests.chance import decision_positions, random_position
+from tests.chance import decision_positions, positions_where, random_position
 
 
 # --- heuristic -----------------------------------------------------------------------------
@@ -135,12 +135,9 @@ def test_discards_keep_the_best_hand_and_at_most_five_soldiers():
     # Reference: the strength of all the seat's cards before discarding (the best
     # five never need more than five soldiers, so keeping it is always possible).
     game = pyspiel.load_game("palace_poker(players=4)")
-    rng = np.random.default_rng(3)
     checked = 0
-    while checked < 150:
-        state = random_position(game, rng, 10, 120)
-        if state.is_terminal() or state.state[L.S_PHASE] != L.PH_DISCARD or state.state[L.S_DISC_COUNT]:
-            continue
+    for state in positions_where(game, np.random.default_rng(3), 10, 120,
+                                 lambda s: s.state[L.S_PHASE] == L.PH_DISCARD and not s.state[L.S_DISC_COUNT]):
         p = state.current_player()
         cards = np.empty(H.MAX_HELD, dtype=np.int64)
         before = hands.best_strength(cards, showdown.player_cards(state.state, p, cards), -1, HAND_TABLE)
@@ -153,18 +150,17 @@ def test_discards_keep_the_best_hand_and_at_most_five_soldiers():
         if not paid:
             assert after == before
         checked += 1
+        if checked == 150:
+            break
 
 
 @pytest.mark.slow
 def test_heuristic_attacks_the_opponent_it_beats_most_often():
     game = pyspiel.load_game("palace_poker(players=3)")
-    rng = np.random.default_rng(9)
     seen = 0
-    while seen < 40:
-        state = random_position(game, rng, 10, 60)
+    for state in positions_where(game, np.random.default_rng(9), 10, 60,
+                                 lambda s: s.state[L.S_PHASE] == L.PH_TURN and showdown.popcount(s.state[L.S_IN]) == 3):
         st = state.state
-        if state.is_terminal() or st[L.S_PHASE] != L.PH_TURN or showdown.popcount(st[L.S_IN]) != 3:
-            continue
         p = state.current_player()
         action = make_bot(game, "heuristic", p, 1, samples=4000).step(state)
         if action < game.cfg[L.C_BET_BASE]:
@@ -177,6 +173,8 @@ def test_heuristic_attacks_the_opponent_it_beats_most_often():
         for t in others:
             assert mine >= H.battle_equity(st, p, t, 4000, rng_state(2), HAND_TABLE, work) - 0.05
         seen += 1
+        if seen == 40:
+            break
 
 
 # --- common random deals --------------------------------------------------------------------
