@@ -11,7 +11,9 @@ metadata's file list and linked at the end of the report fragment, so
 
 Run it as ``python -m gamut.experiments.replot NAME [NAME ...]``. A game may
 declare figures of its own records (``GAME.replots``: name -> a function of
-the results root returning the files written), redrawn by the same command.
+the results root returning the files written), redrawn by the same command,
+as is ``rl_curves``: the learning curve of every recorded training run, one
+figure per game (:mod:`gamut.experiments.rl_curves`).
 """
 
 from __future__ import annotations
@@ -28,11 +30,14 @@ from gamut.experiments.store import METADATA, REPORT_FRAGMENT, ResultsWriter, re
 
 
 def game_replots() -> dict:
-    """Name -> redrawing function of the figures the games declare (``GAME.replots``)."""
+    """Name -> redrawing function of the figures the games declare (``GAME.replots``), and ``rl_curves``."""
     from gamut.envs.declaration import resolve
     from gamut.envs.registry import declarations
 
-    return {name: resolve(ref) for d in declarations().values() for name, ref in d.replots.items()}
+    found = {name: resolve(ref) for d in declarations().values() for name, ref in d.replots.items()}
+    # The learning curves of every game's recorded training runs (results/rl/).
+    found["rl_curves"] = resolve("gamut.experiments.rl_curves:draw")
+    return found
 
 
 def replot(name: str, results_root: str | Path = "results", profile: str = "full") -> list[str]:
