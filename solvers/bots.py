@@ -33,6 +33,7 @@ import numpy as np
 import pyspiel
 
 from gamut.envs.declaration import resolve
+from gamut.solvers.seat_bots import PolicyBot
 
 ANY_GAME = "*"
 # The table of the agents that play any game; each game's own tables are named by its declaration.
@@ -247,32 +248,16 @@ def make_bot(game: pyspiel.Game | str, name: str, player: int = 0, seed: int = 0
     return spec.build(game, player, seed, **resolved)
 
 
-class UniformRandomBot(pyspiel.Bot):
+class UniformRandomBot(PolicyBot):
     """Plays a uniformly random legal action, from its own seeded generator."""
 
     def __init__(self, player: int, seed: int):
-        pyspiel.Bot.__init__(self)
-        self._player = player
+        super().__init__(player)
         self._rng = np.random.default_rng(seed)
 
-    def player_id(self) -> int:
-        return self._player
-
-    def restart_at(self, state) -> None:
-        """Nothing to reset: the bot keeps no state between moves."""
-
-    def provides_policy(self) -> bool:
-        return True
-
-    def step_with_policy(self, state):
-        legal = state.legal_actions(self._player)
-        if not legal:
-            return [], pyspiel.INVALID_ACTION
+    def _policy(self, state, legal):
         prob = 1.0 / len(legal)
         return [(a, prob) for a in legal], int(legal[self._rng.integers(len(legal))])
-
-    def step(self, state) -> int:
-        return self.step_with_policy(state)[1]
 
 
 def make_random_bot(game: pyspiel.Game, player: int, seed: int) -> UniformRandomBot:

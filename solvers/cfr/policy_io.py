@@ -32,6 +32,7 @@ from open_spiel.python import policy as openspiel_policy
 
 from gamut.solvers.hashed_npz import digest_problem, write_hashed_npz
 from gamut.solvers.cfr.extract import GameTree
+from gamut.solvers.seat_bots import PolicyBot
 
 _FORMAT = "gamut-tabular-strategy-2"
 _FORMAT_WITHOUT_DIGESTS = "gamut-tabular-strategy-1"
@@ -186,7 +187,7 @@ def _check_distributions(path, strategy: TabularStrategy) -> None:
                          f"sum to {sums[off[0]]:.9g}, not 1")
 
 
-class StrategyBot(pyspiel.Bot):
+class StrategyBot(PolicyBot):
     """A pyspiel bot that samples its actions from a ``TabularStrategy``.
 
     Parameters
@@ -203,25 +204,12 @@ class StrategyBot(pyspiel.Bot):
     """
 
     def __init__(self, strategy: TabularStrategy, player: int, seed: int = 0, key_fn=None):
-        pyspiel.Bot.__init__(self)
+        super().__init__(player)
         self.strategy = strategy
-        self._player = player
         self._rng = np.random.default_rng(seed)
         self._key_fn = key_fn
 
-    def player_id(self) -> int:
-        return self._player
-
-    def restart_at(self, state) -> None:
-        """Nothing to reset: the bot keeps no state between moves."""
-
-    def provides_policy(self) -> bool:
-        return True
-
-    def step_with_policy(self, state):
-        legal = state.legal_actions(self._player)
-        if not legal:
-            return [], pyspiel.INVALID_ACTION
+    def _policy(self, state, legal):
         key = (self._key_fn(state, self._player) if self._key_fn is not None
                else state.information_state_string(self._player))
         probs = self.strategy.action_probabilities(key, legal)
@@ -229,9 +217,6 @@ class StrategyBot(pyspiel.Bot):
         weights /= weights.sum()
         action = int(legal[int(self._rng.choice(len(legal), p=weights))])
         return [(a, float(w)) for a, w in zip(legal, weights)], action
-
-    def step(self, state) -> int:
-        return self.step_with_policy(state)[1]
 
 
 def make_strategy_bot(game: pyspiel.Game, player: int, seed: int, path: str) -> StrategyBot:

@@ -48,6 +48,7 @@ from gamut.envs.palace_poker import layout as L
 from gamut.envs.palace_poker.rollout import random_chance_card
 from gamut.envs.palace_poker.showdown import banner_suit, own_suit_count, player_cards, popcount
 from gamut.envs.rng import below, rng_state
+from gamut.solvers.seat_bots import SeatBot
 
 P_ATTACK, P_CALL, P_RAISE, P_FORCED, P_BUY_BELOW, P_SAMPLES = range(6)
 PARAM_NAMES = ("attack", "call", "raise", "forced", "buy_below", "samples")
@@ -315,7 +316,7 @@ def play_heuristic(state, cfg, params, rng, legal, work, table):
     return moves
 
 
-class PalaceHeuristicBot(pyspiel.Bot):
+class PalaceHeuristicBot(SeatBot):
     """Plays ``gamut.solvers.palace_poker.heuristic`` for one seat.
 
     Parameters
@@ -330,26 +331,20 @@ class PalaceHeuristicBot(pyspiel.Bot):
         Thresholds from ``heuristic.make_params``.
     """
 
+    name = "heuristic"
+
     def __init__(self, game: pyspiel.Game, player: int, seed: int, params: np.ndarray):
-        pyspiel.Bot.__init__(self)
+        super().__init__(player)
         if game.get_type().short_name != "palace_poker":
             raise ValueError(f"the palace heuristic plays palace_poker, not {game.get_type().short_name}")
-        self._player = player
         self._cfg = game.cfg
         self._params = params
         self._rng = rng_state(int(seed) & (2**63 - 1))
         self._legal = np.empty(int(self._cfg[L.C_NUM_ACTIONS]), dtype=np.int64)
         self._work = np.empty(WORK_SIZE, dtype=np.int64)
 
-    def player_id(self) -> int:
-        return self._player
-
-    def restart_at(self, state) -> None:
-        """Nothing to reset: every move is decided from the state alone."""
-
     def step(self, state) -> int:
-        if state.current_player() != self._player:
-            raise ValueError(f"the heuristic plays seat {self._player}, but seat {state.current_player()} is to act")
+        self.check_turn(state)
         return int(heuristic_action(state.state, self._cfg, self._params, self._rng, HAND_TABLE,
                                     self._legal, self._work))
 

@@ -53,6 +53,7 @@ import pyspiel
 from gamut.envs import hands
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.showdown import hand_strength
+from gamut.solvers.seat_bots import SeatBot
 
 NUM_PARAMS = 5
 PARAM_NAMES = ("double_below", "redouble_below", "free_below", "dealer_double_below", "dealer_redouble_below")
@@ -209,21 +210,14 @@ def require_poke(game: pyspiel.Game) -> None:
         raise ValueError(f"this agent plays poke only, not {game.get_type().short_name}")
 
 
-class HeuristicBot(pyspiel.Bot):
+class HeuristicBot(SeatBot):
     """The threshold heuristic of ``gamut.solvers.poke.heuristic`` (deterministic; the seed is unused)."""
 
     def __init__(self, game: pyspiel.Game, player: int, params: np.ndarray):
-        pyspiel.Bot.__init__(self)
+        super().__init__(player)
         require_poke(game)
-        self._player = player
         self._cfg = game.cfg
         self.params = np.asarray(params, dtype=np.int64)
-
-    def player_id(self) -> int:
-        return self._player
-
-    def restart_at(self, state) -> None:
-        """Nothing to reset: the heuristic keeps no memory."""
 
     def inform_action(self, state, player, action) -> None:
         """Nothing to remember."""

@@ -33,6 +33,7 @@ from gamut.solvers.cfr.policy_io import StrategyBot, TabularStrategy, load_strat
 from gamut.solvers.cfr.tabular import TabularCFR
 from gamut.solvers.poke.heuristic import heuristic_action, require_poke
 from gamut.solvers.poke.walker import DRAW, DrawWalker, draw_key, draw_slots
+from gamut.solvers.seat_bots import SeatBot
 
 DEFAULT_TRICK_VALUE = 34.0
 RESULTS = Path(__file__).resolve().parents[2] / "results" / "poke"
@@ -138,24 +139,17 @@ def mccfr_strategy_of(solver: MCCFR, metadata: dict | None = None) -> TabularStr
 MCCFR_POLICY = RESULTS / "mccfr_draw.npz"
 
 
-class DrawPolicyBot(pyspiel.Bot):
+class DrawPolicyBot(SeatBot):
     """Draws by an abstract (``draw_key``) stand/draw policy, plays tricks like the heuristic."""
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, strategy: TabularStrategy):
-        pyspiel.Bot.__init__(self)
+        super().__init__(player)
         require_poke(game)
         if game.params["num_ranks"] != 13 or game.params["num_suits"] != 4 or game.params["hand_size"] != 5:
             raise ValueError(f"the mccfr agent plays the full 52-card deck with hands of 5; got {game}")
-        self._player = player
         self._cfg = game.cfg
         self._rng = np.random.default_rng(seed)
         self.strategy = strategy
-
-    def player_id(self) -> int:
-        return self._player
-
-    def restart_at(self, state) -> None:
-        """Nothing to reset: the policy keeps no memory."""
 
     def inform_action(self, state, player, action) -> None:
         """Nothing to remember."""

@@ -33,6 +33,7 @@ from gamut.solvers.ismcts import ISMCTS
 from gamut.solvers.poke.heuristic import DEFAULT_PARAMS, lowest_cards, discard_cards, heuristic_action, require_poke
 from gamut.solvers.poke.policies import current_deal, deal_game_for
 from gamut.solvers.poke.walker import information_key
+from gamut.solvers.seat_bots import SeatBot
 
 PLAYOUTS = ("heuristic", "random")
 
@@ -285,7 +286,7 @@ class PokeRollout:
 OPPONENT_MODELS = ("heuristic", "search")
 
 
-class PokeISMCTSBot(pyspiel.Bot):
+class PokeISMCTSBot(SeatBot):
     """Searches each decision of any Poke mode with ISMCTS over the current deal.
 
     ``opponent="heuristic"`` models the opponent as the default heuristic
@@ -298,13 +299,12 @@ class PokeISMCTSBot(pyspiel.Bot):
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int, uct_c: float,
                  trick_value: float, playout: str, opponent: str = OPPONENT_MODELS[0], rollouts: int = 1):
-        pyspiel.Bot.__init__(self)
+        super().__init__(player)
         require_poke(game)
         if iterations < 1:
             raise ValueError(f"iterations must be >= 1, got {iterations}")
         if opponent not in OPPONENT_MODELS:
             raise ValueError(f"unknown opponent model {opponent!r}; choose one of {', '.join(OPPONENT_MODELS)}")
-        self._player = player
         self._model = opponent == "heuristic"
         self._params = np.array(DEFAULT_PARAMS, dtype=np.int64)
         self._deal_game = deal_game_for(game, trick_value)
@@ -312,12 +312,6 @@ class PokeISMCTSBot(pyspiel.Bot):
         self._iterations = iterations
         self._rng = np.random.default_rng(seed)
         self.last_search = None  # the root of the last search (read by ``gamut play``'s hint)
-
-    def player_id(self) -> int:
-        return self._player
-
-    def restart_at(self, state) -> None:
-        """Nothing to reset: every search starts afresh."""
 
     def inform_action(self, state, player, action) -> None:
         """Nothing to remember: the search reads the history of the state it is given."""

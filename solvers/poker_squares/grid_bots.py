@@ -60,6 +60,7 @@ from gamut.solvers.poker_squares import search as S
 from gamut.solvers.poker_squares.crossline import NO_WEIGHTS, corrected_cell, load_weights
 from gamut.solvers.poker_squares.learned import learned_cell
 from gamut.solvers.poker_squares.training import load_values
+from gamut.solvers.seat_bots import SeatBot
 
 _BATCH = 8  # rollouts per cell between two looks at the clock
 _CHANCE_BATCH = 4  # sampled next cards per expectimax call between two looks at the clock
@@ -75,60 +76,43 @@ def _table(game: pyspiel.Game, table: str) -> np.ndarray:
     return load_values(tuple(game.cfg[K.C_POINTS:]), table or None)
 
 
-class GreedyBot(pyspiel.Bot):
+class GreedyBot(SeatBot):
     """Greedy placement by immediate row-plus-column points (see the module docstring)."""
 
+    name = "greedy"
+
     def __init__(self, game: pyspiel.Game, player: int, seed: int):
-        pyspiel.Bot.__init__(self)
+        super().__init__(player)
         if game.get_type().short_name != "poker_squares":
             raise ValueError(f"the greedy Poker Squares agent cannot play {game.get_type().short_name}")
         self._cfg = game.cfg
-        self._player = player
         self._rng = rng_state(seed)
 
-    def player_id(self) -> int:
-        return self._player
-
-    def restart_at(self, state) -> None:
-        """Nothing to reset: the bot keeps no state between moves."""
-
     def step(self, state) -> int:
-        if state.current_player() != self._player:
-            raise ValueError(f"greedy bot of player {self._player} asked to move for player {state.current_player()}")
+        self.check_turn(state)
         work = state.state.copy()  # greedy_cell tries cells in place and restores them
         return int(K.greedy_cell(work, self._player, self._cfg, HAND_TABLE, self._rng))
 
 
-class SquaresBot(pyspiel.Bot):
+class SquaresBot(SeatBot):
     """Shared plumbing: own seat check, a kernel generator, the learned table, the cross-line weights."""
-
-    name = ""
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, table: str, crossline: bool = False,
                  weights: str = ""):
-        pyspiel.Bot.__init__(self)
+        super().__init__(player)
         _check_game(game, self.name)
         if weights and not crossline:
             raise ValueError(f"{self.name} option weights names a cross-line correction file: it needs "
                              "crossline=true")
         self._cfg = game.cfg
-        self._player = player
         self._rng = rng_state(seed)
         self._values = _table(game, table)
         self._weights = NO_WEIGHTS
         if crossline:
             self._weights = load_weights(tuple(game.cfg[K.C_POINTS:]), weights or None, table or None)
 
-    def player_id(self) -> int:
-        return self._player
-
-    def restart_at(self, state) -> None:
-        """Nothing to reset: the bot keeps no state between games."""
-
     def step(self, state) -> int:
-        if state.current_player() != self._player:
-            raise ValueError(f"{self.name} bot of player {self._player} asked to move for player "
-                             f"{state.current_player()}")
+        self.check_turn(state)
         return int(self._choose(state.state.copy()))
 
 
@@ -258,9 +242,9 @@ class MonteCarloBot(SquaresBot):
         self._left = seconds_per_game
 
     def _plain_init(self, game, player, seed):
-        pyspiel.Bot.__init__(self)
+        SeatBot.__init__(self, player)
         _check_game(game, self.name)
-        self._cfg, self._player, self._rng = game.cfg, player, rng_state(seed)
+        self._cfg, self._rng = game.cfg, rng_state(seed)
         self._values = np.zeros(1, dtype=np.float64)  # never read: greedy rollouts played to the end
         self._weights = NO_WEIGHTS
 

@@ -43,6 +43,7 @@ from gamut.envs.rng import rng_state, shuffle
 from gamut.solvers.poker_squares import net_model as M
 from gamut.solvers.poker_squares.agents import refuse_open
 from gamut.solvers.poker_squares.search import candidate_cells, chance_cards
+from gamut.solvers.seat_bots import SeatBot
 
 CHANCE_BATCH = 4  # sampled next cards between two looks at the clock
 
@@ -74,13 +75,13 @@ def two_ply_sums(grid, card, cands, nexts, params, base_values, base_weights, cf
         grid[cands[i]] = -1
 
 
-class NetBot(pyspiel.Bot):
+class NetBot(SeatBot):
     """One-ply play on the value network (see the module docstring)."""
 
     name = "net"
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, weights: str):
-        pyspiel.Bot.__init__(self)
+        super().__init__(player)
         if game.get_type().short_name != "poker_squares":
             raise ValueError(f"the {self.name} agent plays poker_squares, not {game.get_type().short_name}")
         reason = refuse_open(game)
@@ -91,19 +92,10 @@ class NetBot(pyspiel.Bot):
         self._params = self._net["params"]
         self._base = self._net["base_arrays"]
         self._cfg = game.cfg
-        self._player = player
         self._rng = rng_state(seed)
 
-    def player_id(self) -> int:
-        return self._player
-
-    def restart_at(self, state) -> None:
-        """Nothing to reset: the bot keeps no state between games."""
-
     def step(self, state) -> int:
-        if state.current_player() != self._player:
-            raise ValueError(f"{self.name} bot of player {self._player} asked to move for player "
-                             f"{state.current_player()}")
+        self.check_turn(state)
         return int(self._choose(state.state.copy()))
 
     def _grid(self, work: np.ndarray) -> np.ndarray:

@@ -21,11 +21,12 @@ import numpy as np
 import pyspiel
 
 from gamut.solvers.ismcts import DEFAULT_UCT_C, EVALUATOR_NAMES, ISMCTS, SearchResult
+from gamut.solvers.seat_bots import SeatBot
 
 DEFAULT_ITERATIONS = 200
 
 
-class ISMCTSBot(pyspiel.Bot):
+class ISMCTSBot(SeatBot):
     """Plays the most visited root action of a fresh ISMCTS search at each of its moves.
 
     Parameters
@@ -48,16 +49,17 @@ class ISMCTSBot(pyspiel.Bot):
         Play-outs averaged per leaf.
     """
 
+    name = "ismcts"
+
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int = DEFAULT_ITERATIONS,
                  seconds: float = 0.0, uct_c: float = DEFAULT_UCT_C, rollout: str = "auto",
                  rollouts: int = 1):
-        pyspiel.Bot.__init__(self)
+        super().__init__(player)
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
             raise ValueError(f"ismcts option 'iterations' must be >= 1, got {iterations!r}")
         if not 0 <= seconds < math.inf:
             raise ValueError(f"ismcts option 'seconds' must be >= 0 (0: use iterations), got {seconds!r}")
         self._search = ISMCTS(game, uct_c=uct_c, evaluator=self._evaluator(game, rollout), rollouts=rollouts)
-        self._player = player
         self._rng = np.random.default_rng(seed)
         self._budget = {"seconds": float(seconds)} if seconds > 0 else {"iterations": iterations}
         self.last_search: SearchResult | None = None
@@ -73,21 +75,12 @@ class ISMCTSBot(pyspiel.Bot):
         """The state the search starts from: the real one (a game's bot may model it instead)."""
         return state
 
-    def player_id(self) -> int:
-        return self._player
-
-    def restart_at(self, state) -> None:
-        """Nothing to reset: every move is searched from scratch."""
-
     def provides_policy(self) -> bool:
         return True
 
     def step_with_policy(self, state) -> tuple[list[tuple[int, float]], int]:
         """The root's visit fractions and the most visited action (no search with one legal action)."""
-        if state.current_player() != self._player:
-            raise ValueError(
-                f"the ismcts bot plays seat {self._player}, but the player to act is {state.current_player()}"
-            )
+        self.check_turn(state)
         legal = state.legal_actions()
         if len(legal) == 1:
             return [(legal[0], 1.0)], legal[0]
