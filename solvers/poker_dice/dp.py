@@ -211,16 +211,20 @@ def _turn_levels(p, bx, rd, values, offsets, mask, total, G, L2, L1, final, ev, 
 
 
 @numba.njit(cache=True)
+def _turn_buffers(num_aux, num_boxes):
+    """Zeroed work arrays of ``_turn_levels``: ``(G, L2, L1, final, reroll, ev, best, allowed)``,
+    the levels (num_aux, 252), ``final`` and ``reroll`` (252,), ``ev`` and ``best`` (462,)
+    and ``allowed`` (num_boxes,) bool."""
+    shape = (num_aux, dice.NUM_ROLLS)
+    return (np.zeros(shape), np.zeros(shape), np.zeros(shape), np.zeros(dice.NUM_ROLLS),
+            np.zeros(dice.NUM_ROLLS), np.zeros(dice.NUM_KEEPS), np.zeros(dice.NUM_KEEPS),
+            np.zeros(num_boxes, dtype=np.bool_))
+
+
+@numba.njit(cache=True)
 def _solve(p, bx, rd, offsets, sum_row, sum_ok, values):
     n, num_aux, group = p[P_NUM_BOXES], p[P_NUM_AUX], p[P_GROUP_MASK]
-    G = np.zeros((num_aux, dice.NUM_ROLLS))
-    L2 = np.zeros((num_aux, dice.NUM_ROLLS))
-    L1 = np.zeros((num_aux, dice.NUM_ROLLS))
-    final = np.zeros(dice.NUM_ROLLS)
-    reroll = np.zeros(dice.NUM_ROLLS)
-    ev = np.zeros(dice.NUM_KEEPS)
-    best = np.zeros(dice.NUM_KEEPS)
-    allowed = np.zeros(n, dtype=np.bool_)
+    G, L2, L1, final, reroll, ev, best, allowed = _turn_buffers(num_aux, n)
     full = (1 << n) - 1
     for mask in range(full, -1, -1):
         base = offsets[mask]
@@ -265,12 +269,9 @@ def turn_levels(tables, layout, values, mask: int, total: int, only_aux: int = -
     With ``only_aux >= 0`` only that ``aux``'s rows (and the ``G`` rows they need)
     are filled, and only the values of that ``aux``'s successors are read.
     """
-    shape = (tables.num_aux, dice.NUM_ROLLS)
-    G, L2, L1 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    G, L2, L1, final, reroll, ev, best, allowed = _turn_buffers(tables.num_aux, tables.num_boxes)
     _turn_levels(tables.params, tables.box_data, tables.roll_data, values, layout.offsets, mask,
-                 total, G, L2, L1,
-                 np.zeros(dice.NUM_ROLLS), np.zeros(dice.NUM_KEEPS), np.zeros(dice.NUM_KEEPS),
-                 np.zeros(tables.num_boxes, dtype=np.bool_), np.zeros(dice.NUM_ROLLS), only_aux)
+                 total, G, L2, L1, final, ev, best, allowed, reroll, only_aux)
     return G, L2, L1
 
 

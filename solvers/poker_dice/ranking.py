@@ -28,6 +28,7 @@ import numba
 import numpy as np
 
 from gamut.envs import dice
+from gamut.solvers.poker_dice.dp import _keep_expectations
 
 MAX_PLAYERS = 8
 _SHORT = dice.NUM_SHORT_KEEPS
@@ -49,7 +50,7 @@ SUPERSET_START, SUPERSETS = _superset_lists()
 
 
 @numba.njit(cache=True)
-def _seat_turn(u, p0, keep_add, keep_remove, keep_size, sup_start, sups, trans_start, trans_roll,
+def _seat_turn(u, p0, keep_remove, keep_size, sup_start, sups, trans_start, trans_roll,
                trans_prob, roll_keeps_start, roll_keeps, ev, first_ev, best, arg, stamp, second,
                first, dist, mass1, mass2):
     """Optimal turn for final-hand values ``u`` (252,). Fills ``second[F, r]`` (the second
@@ -57,13 +58,7 @@ def _seat_turn(u, p0, keep_add, keep_remove, keep_size, sup_start, sups, trans_s
     -1 = stop) and ``dist`` (252,) the final-hand distribution; returns the expected value.
     The other arguments are dice tables and scratch buffers (see ``solve_ranking``)."""
     # ev[K]: value of keeping K before the last roll (a keep of five dice is that hand).
-    for r in range(dice.NUM_ROLLS):
-        ev[_SHORT + r] = u[r]
-    for k in range(_SHORT - 1, -1, -1):
-        total = 0.0
-        for f in range(dice.NUM_FACES):
-            total += ev[keep_add[k, f]]
-        ev[k] = total / dice.NUM_FACES
+    _keep_expectations(u, ev)
     stamp[:] = -1
     second[:, :] = -1  # also for rolls a first keep cannot lead to
     for F in range(_SHORT):
@@ -138,7 +133,7 @@ class _Scratch:
 
     def __init__(self):
         self.tables = (
-            np.ascontiguousarray(dice.TRANSITION[0]), dice.KEEP_ADD, dice.KEEP_REMOVE,
+            np.ascontiguousarray(dice.TRANSITION[0]), dice.KEEP_REMOVE,
             dice.KEEP_SIZE, SUPERSET_START, SUPERSETS, dice.TRANS_START, dice.TRANS_ROLL,
             dice.TRANS_PROB, dice.ROLL_KEEPS_START, dice.ROLL_KEEPS,
         )

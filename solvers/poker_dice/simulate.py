@@ -22,7 +22,7 @@ from gamut.envs.poker_dice import kernels as K
 from gamut.envs.poker_dice.scorecard import AUX_BANK, P_AUX_KIND, P_BANK_STAGE_OK, P_NUM_AUX, \
     P_NUM_BOXES, P_SUM_LO
 from gamut.envs.poker_dice.scoring import allowed_boxes, current_stage, record
-from gamut.solvers.poker_dice.dp import _keep_expectations, _turn_levels
+from gamut.solvers.poker_dice.dp import _keep_expectations, _turn_buffers, _turn_levels
 
 
 @numba.njit(cache=True)
@@ -69,14 +69,7 @@ def optimal_action(state, p, bx, rd, values, offsets, G, L2, ev, allowed):
 def _optimal_games(cfg, p, bx, rd, values, offsets, num_games, seed, scores):
     num_aux = p[P_NUM_AUX]
     state = np.zeros(K.STATE_SIZE, dtype=np.int64)
-    G = np.zeros((num_aux, dice.NUM_ROLLS))
-    L2 = np.zeros((num_aux, dice.NUM_ROLLS))
-    L1 = np.zeros((num_aux, dice.NUM_ROLLS))
-    final = np.zeros(dice.NUM_ROLLS)
-    reroll = np.zeros(dice.NUM_ROLLS)
-    ev = np.zeros(dice.NUM_KEEPS)
-    best = np.zeros(dice.NUM_KEEPS)
-    allowed = np.zeros(p[P_NUM_BOXES], dtype=np.bool_)
+    G, L2, L1, final, reroll, ev, best, allowed = _turn_buffers(num_aux, p[P_NUM_BOXES])
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) | np.uint64(1)
     for g in range(num_games):
