@@ -338,6 +338,25 @@ def parse_options(pairs: list[str], flag: str) -> dict:
     return options
 
 
+def agent_options(entries: list, field: str = "options") -> dict[str, dict]:
+    """``["ismcts.iterations=300", "ppo.weights=w.npz"]`` -> ``{"ismcts": {"iterations": 300}, "ppo": {...}}``.
+
+    The agent options of an experiment config's ``field``. Values read as on
+    the command line (:func:`parse_value`); an entry not of the form
+    ``AGENT.NAME=VALUE``, or a name given twice, is refused naming ``field``.
+    """
+    options: dict[str, dict] = {}
+    for entry in map(str, entries):
+        key, sep, text = entry.partition("=")
+        agent, dot, name = key.partition(".")
+        if not sep or not dot or not agent or not name:
+            raise ValueError(f"field {field!r}: {entry!r} must read AGENT.NAME=VALUE")
+        if name in options.get(agent, {}):
+            raise ValueError(f"field {field!r}: {agent}.{name} is given twice")
+        options.setdefault(agent, {})[name] = parse_value(text, f"field {field!r}", entry)
+    return options
+
+
 def check_agent(game, name: str, flag: str, options: dict | None = None, player: int = 0, seed: int = 0):
     """Build agent ``name`` with ``options`` for ``game``, so an unknown name or option fails before any play.
 

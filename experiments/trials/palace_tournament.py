@@ -36,25 +36,6 @@ def parse_matchup(text) -> tuple[str, str]:
     return a, b
 
 
-def agent_options(entries: list) -> dict[str, dict]:
-    """``["ismcts.iterations=300", ...]`` -> ``{"ismcts": {"iterations": 300}}``.
-
-    Values read as on the command line (``gamut.experiments.validate.parse_value``).
-    """
-    from gamut.experiments.validate import parse_value
-
-    options: dict[str, dict] = {}
-    for entry in map(str, entries):
-        key, sep, text = entry.partition("=")
-        agent, dot, name = key.partition(".")
-        if not sep or not dot or not agent or not name:
-            raise ValueError(f"field 'options': {entry!r} must read AGENT.NAME=VALUE")
-        if name in options.get(agent, {}):
-            raise ValueError(f"field 'options': {agent}.{name} is given twice")
-        options.setdefault(agent, {})[name] = parse_value(text, "field 'options'", entry)
-    return options
-
-
 def _game(players: int, betting: str):
     import pyspiel
 
@@ -64,6 +45,7 @@ def _game(players: int, betting: str):
 
 
 def validate(params: dict) -> None:
+    from gamut.experiments.validate import agent_options
     from gamut.solvers.bots import make_bot
 
     for n in params["players"]:
@@ -105,6 +87,7 @@ def trial_specs(params: dict) -> list[dict]:
 
 
 def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
+    from gamut.experiments.validate import agent_options
     from gamut.solvers.bots import make_bot
     from gamut.solvers.palace_poker.match import lineup_for, rotated_match
 

@@ -8,7 +8,9 @@ the placement heatmaps of the notebook). The ``budgets`` field adds each of
 the ``budget_agents`` (agents that take ``seconds_per_game``) at several time
 budgets per game, under every point system (score vs time). In the summary
 tables such a run is a player of its own, named by :func:`player_names`
-(``mc_cross@5s``), so it is ranked and paired with the fixed agents.
+(``mc_cross@5s``), so it is ranked and paired with the fixed agents. The
+``options`` field gives agents options (``AGENT.NAME=VALUE``, e.g.
+``"ppo.weights=train/ppo-poker_squares/weights.npz"`` seats a trained network).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from gamut.solvers.stats import mean_ci, paired_diff_ci
 
 NAME = "poker_squares_agents"
 VERSION = 2
-PARAMS = {"deals_per_trial": int, "scorings": list, "agents": list, "budget_agents": list, "budgets": list}
+PARAMS = {"deals_per_trial": int, "scorings": list, "agents": list, "budget_agents": list, "budgets": list,
+          "options": list}
 
 
 def validate(params: dict) -> None:
@@ -35,9 +38,8 @@ def validate(params: dict) -> None:
     import pyspiel
 
     import gamut.envs  # noqa: F401
-    from gamut.solvers.bots import bot_specs
-
-    from gamut.solvers.bots import make_bot
+    from gamut.experiments.validate import agent_options
+    from gamut.solvers.bots import bot_specs, make_bot
 
     specs = bot_specs(pyspiel.load_game("poker_squares"))
     for agent in params["budget_agents"]:
@@ -50,12 +52,19 @@ def validate(params: dict) -> None:
         raise ValueError("field 'budgets' is empty while 'budget_agents' names agents; give at least one budget")
     if not params["agents"]:
         raise ValueError("field 'agents' is empty; name at least one agent")
-    # Every agent is built once per scoring it plays, so an unknown name or a missing table fails here.
+    options = agent_options(params["options"])
+    playing = {str(agent) for agent in list(params["agents"]) + list(params["budget_agents"])}
+    idle = sorted(set(options) - playing)
+    if idle:
+        raise ValueError(f"field 'options' sets options of {idle[0]!r}, which is in neither 'agents' nor "
+                         f"'budget_agents'")
+    # Every agent is built once per scoring it plays, so an unknown name, a missing table or a
+    # weights file of another game fails here.
     for scoring in params["scorings"]:
         game = pyspiel.load_game("poker_squares", {"scoring": scoring})
-        for agent in list(params["agents"]) + list(params["budget_agents"]):
+        for agent in sorted(playing):
             try:
-                make_bot(game, str(agent), player=0, seed=0)
+                make_bot(game, agent, player=0, seed=0, **options.get(agent, {}))
             except ValueError as err:
                 raise ValueError(f"field 'agents' ({scoring}): {err}") from None
 
@@ -79,11 +88,14 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     import gamut.envs  # noqa: F401
     from gamut.envs.hands import HAND_TABLE
     from gamut.envs.poker_squares import kernels as K
+    from gamut.experiments.validate import agent_options
     from gamut.solvers.bots import make_bot
     from gamut.solvers.poker_squares.evaluation import deals, evaluate
 
     game = pyspiel.load_game("poker_squares", {"scoring": spec["scoring"]})
-    options = {"seconds_per_game": spec["budget"]} if spec["budget"] > 0 else {}
+    options = agent_options(params["options"]).get(spec["agent"], {})
+    if spec["budget"] > 0:
+        options = {**options, "seconds_per_game": spec["budget"]}
     # A throwaway copy plays one game first, so the published seconds per game exclude Numba's
     # compilation and table loading; the timed bot starts from its own seed, as before.
     evaluate(game, make_bot(game, spec["agent"], player=0, seed=seed, **options), deals(seed, 1))
