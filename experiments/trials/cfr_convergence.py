@@ -9,8 +9,6 @@ tree) for every point.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 
@@ -65,6 +63,7 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     import pyspiel
 
     from gamut.solvers.cfr.best_response import exploitability
+    from gamut.solvers.compile_clock import timed
     from gamut.solvers.cfr.extract import extract_game
     from gamut.solvers.cfr.mccfr import MCCFR
     from gamut.solvers.cfr.policy_io import TabularStrategy
@@ -79,17 +78,19 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     else:
         solver = TabularCFR(tree, spec["algorithm"])
         total = params["iterations"]
-    rows, done, seconds = [], 0, 0.0
+    rows, done, seconds, compiling = [], 0, 0.0, 0.0
     for point in checkpoints(total, params["checkpoints"]):
-        start = time.perf_counter()
-        solver.run(point - done)
-        seconds += time.perf_counter() - start
+        # The solver's seconds leave out Numba's compilation of its kernels (a cold cache's cost, reported apart).
+        _, spent, compile_spent = timed(solver.run, point - done)
+        seconds += spent
+        compiling += compile_spent
         done = point
         if sampled:
             policy = TabularStrategy.from_table(tree.game_string, solver.average_policy()).on_tree(tree)
         else:
             policy = solver.average_policy()
-        rows.append({"iterations": point, "exploitability": exploitability(tree, policy), "solver_seconds": seconds})
+        rows.append({"iterations": point, "exploitability": exploitability(tree, policy), "solver_seconds": seconds,
+                     "compile_seconds": compiling})
     return rows
 
 
