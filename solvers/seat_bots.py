@@ -1,12 +1,16 @@
-"""Bases of the agents that play one seat and keep nothing between games.
+"""Bases of the agents that play one seat and keep nothing between games, and a game played by such bots.
 
 ``SeatBot`` answers ``player_id`` and ``restart_at`` for its seat and refuses
 a state where another seat is to act (``check_turn``); ``PolicyBot`` adds
 ``step_with_policy`` for agents that act by a distribution over the legal
 actions of their seat. Each agent then only says how it chooses.
+``play_out`` plays a state to its end with one bot a seat and chance
+outcomes from a given function (a match's common random deals).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 
 import pyspiel
 
@@ -62,3 +66,24 @@ class PolicyBot(SeatBot):
 
     def step(self, state) -> int:
         return self.step_with_policy(state)[1]
+
+
+def play_out(state: pyspiel.State, bots: Sequence[pyspiel.Bot], chance: Callable[[pyspiel.State], int]) -> None:
+    """Play ``state`` to its end in place: ``bots[s]`` moves for seat ``s``, ``chance(state)`` picks each chance outcome.
+
+    Each bot is restarted first and hears every other seat's action (and
+    each chance outcome) through ``inform_action``.
+    """
+    for bot in bots:
+        bot.restart_at(state)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actor = pyspiel.PlayerId.CHANCE
+            action = chance(state)
+        else:
+            actor = state.current_player()
+            action = bots[actor].step(state)
+        for seat, bot in enumerate(bots):
+            if seat != actor:
+                bot.inform_action(state, actor, action)
+        state.apply_action(action)

@@ -34,6 +34,7 @@ import pyspiel
 from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import layout as L
 from gamut.envs.rng import splitmix64
+from gamut.solvers.seat_bots import play_out
 from gamut.solvers.stats import Estimate, mean_ci
 
 _SEED_MASK = (1 << 62) - 1
@@ -79,20 +80,8 @@ def play_hand(game: pyspiel.Game, bots: Sequence[pyspiel.Bot], seed: int, deal: 
     chance outcome) through ``inform_action``.
     """
     state = game.new_initial_state()
-    for bot in bots:
-        bot.restart_at(state)
     track = new_track()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            actor = pyspiel.PlayerId.CHANCE
-            action = int(common_chance(state.state, seed, deal, track))
-        else:
-            actor = state.current_player()
-            action = bots[actor].step(state)
-        for seat, bot in enumerate(bots):
-            if seat != actor:
-                bot.inform_action(state, actor, action)
-        state.apply_action(action)
+    play_out(state, bots, lambda s: int(common_chance(s.state, seed, deal, track)))
     return state.returns()
 
 

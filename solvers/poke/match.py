@@ -28,6 +28,7 @@ import pyspiel
 from gamut.envs.poke import kernels as K
 from gamut.envs.rng import splitmix64
 from gamut.solvers.poke.heuristic import NUM_PARAMS, heuristic_action
+from gamut.solvers.seat_bots import play_out
 from gamut.solvers.stats import Estimate, mean_ci
 
 
@@ -149,25 +150,18 @@ def play_pyspiel(game: pyspiel.Game, bots: list, seed: int) -> float:
     Chance follows ``deal_order(cfg, seed, deal)``; each bot sees every action
     through ``inform_action`` and is restarted first.
     """
-    state = game.new_initial_state()
-    for bot in bots:
-        bot.restart_at(state)
     cfg = game.cfg
-    order, deal = None, -1
-    while not state.is_terminal():
-        if state.is_chance_node():
-            if state.state[K.S_DEALS_DONE] != deal:
-                deal = int(state.state[K.S_DEALS_DONE])
-                order = deal_order(cfg, seed, deal)
-            action = int(next_card(state.state, cfg, order, len(order)))
-            actor = pyspiel.PlayerId.CHANCE
-        else:
-            actor = state.current_player()
-            action = bots[actor].step(state)
-        for p, bot in enumerate(bots):
-            if p != actor:
-                bot.inform_action(state, actor, action)
-        state.apply_action(action)
+    orders = {}  # deal number -> its deck order
+
+    def chance(node) -> int:
+        deal = int(node.state[K.S_DEALS_DONE])
+        if deal not in orders:
+            orders[deal] = deal_order(cfg, seed, deal)
+        order = orders[deal]
+        return int(next_card(node.state, cfg, order, len(order)))
+
+    state = game.new_initial_state()
+    play_out(state, bots, chance)
     return float(state.returns()[0])
 
 
