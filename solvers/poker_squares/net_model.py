@@ -206,6 +206,23 @@ def _shared_layer(unseen_rank, unseen_suit, placed, u1, b1, g, shared):
 
 
 @numba.njit(cache=True)
+def _line_embeddings(grid, unseen_rank, unseen_suit, placed, params):
+    # The embeddings (NUM_LINES, embedding size) of every line of `grid` seen with these
+    # unseen counts, and the work arrays the caller reuses: (emb, shared layer, x, hidden).
+    w1, u1, b1, w2, b2, w3, b3, w4, a, b4, scale = params
+    g = np.empty(GLOBAL_INPUTS)
+    shared = np.empty(b1.shape[0])
+    _shared_layer(unseen_rank, unseen_suit, placed, u1, b1, g, shared)
+    x = np.empty(LINE_INPUTS)
+    hidden = np.empty(max(b1.shape[0], b3.shape[0]))
+    emb = np.empty((K.NUM_LINES, b2.shape[0]))
+    for line in range(K.NUM_LINES):
+        line_inputs(grid, line, unseen_rank, unseen_suit, x)
+        _embed(x, shared, w1, w2, b2, hidden, emb[line])
+    return emb, shared, x, hidden
+
+
+@numba.njit(cache=True)
 def grid_value(grid, params, cfg, table):
     """Value in points of ``grid`` (int64 (25,), -1 empty): the network's, or the score of a full grid."""
     w1, u1, b1, w2, b2, w3, b3, w4, a, b4, scale = params
@@ -217,15 +234,7 @@ def grid_value(grid, params, cfg, table):
     unseen_rank = np.empty(13, np.int64)
     unseen_suit = np.empty(4, np.int64)
     unseen_counts(grid, unseen_rank, unseen_suit)
-    g = np.empty(GLOBAL_INPUTS)
-    shared = np.empty(b1.shape[0])
-    _shared_layer(unseen_rank, unseen_suit, placed, u1, b1, g, shared)
-    x = np.empty(LINE_INPUTS)
-    hidden = np.empty(max(b1.shape[0], b3.shape[0]))
-    emb = np.empty((K.NUM_LINES, b2.shape[0]))
-    for line in range(K.NUM_LINES):
-        line_inputs(grid, line, unseen_rank, unseen_suit, x)
-        _embed(x, shared, w1, w2, b2, hidden, emb[line])
+    emb, _, _, hidden = _line_embeddings(grid, unseen_rank, unseen_suit, placed, params)
     joint = np.empty(2 * b2.shape[0])
     return scale * _head(grid, emb, w3, b3, w4, a, b4, joint, hidden)
 
@@ -262,15 +271,7 @@ def afterstate_values(grid, card, params, cfg, table, out):
     unseen_counts(grid, unseen_rank, unseen_suit)
     unseen_rank[card >> 2] -= 1
     unseen_suit[card & 3] -= 1
-    g = np.empty(GLOBAL_INPUTS)
-    shared = np.empty(b1.shape[0])
-    _shared_layer(unseen_rank, unseen_suit, placed, u1, b1, g, shared)
-    x = np.empty(LINE_INPUTS)
-    hidden = np.empty(max(b1.shape[0], b3.shape[0]))
-    base = np.empty((K.NUM_LINES, b2.shape[0]))
-    for line in range(K.NUM_LINES):
-        line_inputs(grid, line, unseen_rank, unseen_suit, x)
-        _embed(x, shared, w1, w2, b2, hidden, base[line])
+    base, shared, x, hidden = _line_embeddings(grid, unseen_rank, unseen_suit, placed, params)
     emb = base.copy()
     joint = np.empty(2 * b2.shape[0])
     for cell in range(K.NUM_CELLS):
