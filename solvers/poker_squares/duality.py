@@ -63,22 +63,28 @@ TUNED_SCALE = {("american", True): 1.5, ("english", True): 1.5, ("american", Fal
 
 
 @numba.njit(cache=True)
+def _penalty(deal, seen_at, line, k, t, is_col, points, table, values, scale, by_cell):
+    """Penalty at step t of a line holding ``line[:k]`` (card ids; ``line[k]`` is used as work space)."""
+    placed = t + 2
+    line[k] = deal[t + 1]
+    actual = line_value_v1(line, k + 1, placed, is_col, points, table, values)
+    total = 0.0
+    count = 0
+    for c in range(NUM_CARDS):
+        if seen_at[c] <= t:
+            continue
+        line[k] = c
+        total += line_value_v1(line, k + 1, placed, is_col, points, table, values)
+        count += 1
+    weight = (K.GRID_SIZE - k) / (K.NUM_CELLS - 1 - t) if by_cell else 1.0
+    return scale * weight * (actual - total / count)
+
+
+@numba.njit(cache=True)
 def _step_penalties(deal, seen_at, line, k, t_first, is_col, points, table, values, scale, by_cell, out):
     """out[t] = penalty of a line holding ``line[:k]`` (card ids) at steps t = t_first..23."""
     for t in range(t_first, _LAST + 1):
-        placed = t + 2
-        line[k] = deal[t + 1]
-        actual = line_value_v1(line, k + 1, placed, is_col, points, table, values)
-        total = 0.0
-        count = 0
-        for c in range(NUM_CARDS):
-            if seen_at[c] <= t:
-                continue
-            line[k] = c
-            total += line_value_v1(line, k + 1, placed, is_col, points, table, values)
-            count += 1
-        weight = (K.GRID_SIZE - k) / (K.NUM_CELLS - 1 - t) if by_cell else 1.0
-        out[t] = scale * weight * (actual - total / count)
+        out[t] = _penalty(deal, seen_at, line, k, t, is_col, points, table, values, scale, by_cell)
 
 
 @numba.njit(cache=True)
@@ -138,18 +144,7 @@ def _played_penalty(deal, grid, points, table, values, scale, by_cell):
             if k == K.GRID_SIZE:
                 continue
             is_col = 1 if ln >= K.GRID_SIZE else 0
-            line[k] = deal[t + 1]
-            actual = line_value_v1(line, k + 1, t + 2, is_col, points, table, values)
-            mean = 0.0
-            count = 0
-            for c in range(NUM_CARDS):
-                if seen_at[c] <= t:
-                    continue
-                line[k] = c
-                mean += line_value_v1(line, k + 1, t + 2, is_col, points, table, values)
-                count += 1
-            weight = (K.GRID_SIZE - k) / (K.NUM_CELLS - 1 - t) if by_cell else 1.0
-            total += scale * weight * (actual - mean / count)
+            total += _penalty(deal, seen_at, line, k, t, is_col, points, table, values, scale, by_cell)
     return total
 
 
