@@ -88,10 +88,17 @@ def _step_penalties(deal, seen_at, line, k, t_first, is_col, points, table, valu
 
 
 @numba.njit(cache=True)
-def _line_penalties(deal, points, table, values, scale, by_cell, out):
+def _seen_at(deal):
+    # seen_at[c]: the deal position of card c, where it is seen; past every step for cards not dealt.
     seen_at = np.full(NUM_CARDS, 1 << 30, np.int64)
     for i in range(K.NUM_CELLS):
         seen_at[deal[i]] = i
+    return seen_at
+
+
+@numba.njit(cache=True)
+def _line_penalties(deal, points, table, values, scale, by_cell, out):
+    seen_at = _seen_at(deal)
     line = np.zeros(K.GRID_SIZE, np.int64)
     # phi[k, t]: penalty at step t of the current k-card prefix of the set (prefix sums build pi).
     phi = np.zeros((K.GRID_SIZE, _LAST + 1), np.float64)
@@ -128,9 +135,7 @@ def _line_penalties(deal, points, table, values, scale, by_cell, out):
 
 @numba.njit(cache=True)
 def _played_penalty(deal, grid, points, table, values, scale, by_cell):
-    seen_at = np.full(NUM_CARDS, 1 << 30, np.int64)
-    for i in range(K.NUM_CELLS):
-        seen_at[deal[i]] = i
+    seen_at = _seen_at(deal)
     line = np.zeros(K.GRID_SIZE, np.int64)
     total = 0.0
     for t in range(_LAST + 1):

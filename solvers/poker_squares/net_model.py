@@ -328,16 +328,23 @@ def valued_afterstates(grid, card, params, base_values, base_weights, cfg, table
 
 
 @numba.njit(cache=True)
+def _copy_grid(grids, b, grid):
+    # Copy grid b of a batch (-1 empty) into the int64 `grid`; returns the number of cards on it.
+    placed = 0
+    for cell in range(K.NUM_CELLS):
+        grid[cell] = grids[b, cell]
+        placed += grid[cell] >= 0
+    return placed
+
+
+@numba.njit(cache=True)
 def base_values_of(grids, cfg, table, values, weights, out):
     """The base value of each grid of a batch (int8 (B, 25), 1..24 cards each) into ``out`` float64 (B,)."""
     state = np.full(K.STATE_SIZE, -1, np.int64)
     phi = np.empty(NUM_FEATURES)
     grid = np.empty(K.NUM_CELLS, np.int64)
     for b in range(grids.shape[0]):
-        placed = 0
-        for cell in range(K.NUM_CELLS):
-            grid[cell] = grids[b, cell]
-            placed += grid[cell] >= 0
+        placed = _copy_grid(grids, b, grid)
         out[b] = base_value(grid, placed, cfg, table, values, weights, state, phi)
 
 
@@ -368,10 +375,8 @@ def encode_grids(grids, lines_out, global_out, empty_out):
     g = np.empty(GLOBAL_INPUTS)
     grid = np.empty(K.NUM_CELLS, np.int64)
     for b in range(grids.shape[0]):
-        placed = 0
+        placed = _copy_grid(grids, b, grid)
         for cell in range(K.NUM_CELLS):
-            grid[cell] = grids[b, cell]
-            placed += grid[cell] >= 0
             empty_out[b, cell] = 1.0 if grid[cell] < 0 else 0.0
         unseen_counts(grid, unseen_rank, unseen_suit)
         global_inputs(unseen_rank, unseen_suit, placed, g)
