@@ -59,6 +59,13 @@ def register(subparsers) -> None:
     parser.add_argument("--exploitability", action="store_true",
                         help="also compute the exact exploitability at every evaluation "
                              "(small two-player zero-sum games, e.g. Poke's small exact deal)")
+    parser.add_argument("--backend", choices=("local", "ray"), default=None,
+                        help="where DMC's actor parts run (with --set actors=N): local worker processes or Ray "
+                             "tasks; the data do not depend on it (default: one after another in this process)")
+    parser.add_argument("--workers", type=whole(1, 256), default=None,
+                        help="worker processes or Ray tasks at once, with --backend (default: all cores)")
+    parser.add_argument("--address", default=None,
+                        help="Ray cluster to join (--backend ray only; default: start a local Ray instance)")
     parser.add_argument("--checkpoint-minutes", type=real(0, above=True), default=5.0, metavar="M",
                         help="also checkpoint every M minutes of training (default: %(default)s)")
     add_json_flag(parser)
@@ -120,6 +127,7 @@ def run_train(args: argparse.Namespace) -> int:
         trainer = make_trainer(args.algo, str(game), args.seed, overrides)
     except ValueError as err:
         raise ValueError(f"--set/--algo: {err}") from None
+    runner = _actor_backend(args, trainer)
     if args.resume:
         notice(args, f"resuming {checkpoint} at {found['steps']:,} steps")
 
@@ -138,13 +146,35 @@ def run_train(args: argparse.Namespace) -> int:
             what = "final evaluation" if final else "evaluating"
             bar.set_description_str(f"{args.algo} {what}: {games:,} games{against}")
 
-        summary = train(trainer, args.steps, out, resume=args.resume, eval_every=args.eval_every,
-                        eval_games=args.eval_games, final_games=args.final_games,
-                        exploitability=args.exploitability, checkpoint_seconds=60.0 * args.checkpoint_minutes,
-                        progress=progress, eval_opponent=args.eval_opponent, evaluating=evaluating)
+        try:
+            summary = train(trainer, args.steps, out, resume=args.resume, eval_every=args.eval_every,
+                            eval_games=args.eval_games, final_games=args.final_games,
+                            exploitability=args.exploitability, checkpoint_seconds=60.0 * args.checkpoint_minutes,
+                            progress=progress, eval_opponent=args.eval_opponent, evaluating=evaluating)
+        finally:
+            if runner is not None:
+                runner.close()
     # Training seconds count the updates only (over the whole run, resumes included); wall seconds are this
     # command's, evaluations and checkpoints included.
     timing = {"train_seconds": summary.pop("seconds"), "train_cpu_seconds": summary.pop("cpu_seconds"),
               "wall_seconds": summary.pop("wall_seconds")}
     emit_result({**summary, **timing, "weights": str(out / "weights.npz")}, args.json)
     return 0
+
+
+def _actor_backend(args: argparse.Namespace, trainer):
+    """The opened backend of ``--backend`` for the trainer's actor parts, or None; refuses flags without a use."""
+    if args.backend is None:
+        for flag, value in (("--workers", args.workers), ("--address", args.address)):
+            if value is not None:
+                raise ValueError(f"{flag} needs --backend local or ray (where DMC's actor parts run)")
+        return None
+    if not getattr(trainer.config, "actors", 0):
+        raise ValueError(f"--backend: only DMC with actors (--algo dmc --set actors=N, N >= 1) plays its games in "
+                         f"parts; {args.algo} here plays them in this process")
+    from gamut.solvers.backends import make_backend
+
+    runner = make_backend(args.backend, args.address, args.workers)
+    runner.open()  # an unreachable Ray cluster fails here, before any training
+    trainer.use_backend(runner)
+    return runner

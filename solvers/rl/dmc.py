@@ -29,6 +29,15 @@ environments:
   (its target is not known before); each row holds up to the game's
   ``max_game_length`` decisions. The slots and the replay buffer must fit in
   ``memory_mb`` (a config that would not is refused when the trainer is made).
+- **Actors** (``actors > 0``): instead of games in flight, each update plays
+  a round of ``num_envs`` whole games with the current network, split into
+  ``actors`` parts that may run on worker processes or Ray
+  (:meth:`DMCTrainer.use_backend`, ``gamut train --backend``); the round's
+  data do not depend on the split (:mod:`gamut.solvers.rl.actors`). An
+  update then plays about ``num_envs`` x the game's length decisions;
+  ``anneal_steps`` still counts updates of ``num_envs x rollout``, so set
+  ``rollout`` near the game's length (25 for Poker Squares) to anneal over
+  decisions.
 - **Learning**: finished games' decisions enter a ring buffer of the last
   ``buffer_size``; each update then takes ``sgd_steps`` Adam steps (optax) on
   uniform minibatches of ``batch_size``, minimising the mean squared error.
@@ -87,8 +96,9 @@ class DMCConfig(Hyperparameters):
     reward_scale: float = 0.0
     score_rewards: bool = True
     memory_mb: int = 1024
+    actors: int = 0
     NAME = "DMC"
-    LATER_SETTINGS = ("anneal_steps", "final_learning_rate")
+    LATER_SETTINGS = ("anneal_steps", "final_learning_rate", "actors")
 
     def __post_init__(self):
         self._require_whole(("num_envs", "rollout", "batch_size", "sgd_steps", "buffer_size", "memory_mb"))
@@ -106,6 +116,9 @@ class DMCConfig(Hyperparameters):
                              f"got {self.final_learning_rate}")
         if not 0 <= self.epsilon <= 1:
             raise ValueError(f"DMC epsilon must lie in [0, 1], got {self.epsilon}")
+        if int(self.actors) != self.actors or not 0 <= self.actors <= self.num_envs:
+            raise ValueError(f"DMC actors must be a whole number in 0..num_envs = {self.num_envs} (0: games in "
+                             f"flight in this process), got {self.actors}")
         if not self.reward_scale >= 0:
             raise ValueError(f"DMC reward_scale must be > 0, or 0 for the game's default, got {self.reward_scale}")
 
@@ -168,6 +181,7 @@ class DMCTrainer:
         self.steps = 0
         self.updates = 0
         self.finished_returns: list[float] = []
+        self.backend = None
         optimizer, one_hot = self.optimizer, self.one_hot
 
         def loss(params, x, chosen, target):
@@ -224,8 +238,15 @@ class DMCTrainer:
         random_actions, _ = sample_masked(np.zeros(mask.shape, np.float32), mask, self.rng)
         return np.where(explore, random_actions, np.argmax(q, axis=1)), feats
 
+    def use_backend(self, backend) -> None:
+        """Run the parts of each round (``actors > 0``) on ``backend``, an opened backend (None: this process)."""
+        self.backend = backend
+
     def train_update(self) -> None:
-        """Play ``rollout`` steps in every game, bank the finished games' decisions, take the Adam steps."""
+        """Play ``rollout`` steps in every game (or a round, with ``actors``), bank what ended, take the Adam steps."""
+        if self.config.actors:
+            self._train_round()
+            return
         cfg = self.config
         rows = np.arange(cfg.num_envs)
         limit = self.slots["player"].shape[1]
@@ -246,27 +267,52 @@ class DMCTrainer:
             for row in np.flatnonzero(self.step.terminated):
                 self._bank(row, self.step.returns[row] / self.reward_scale)
             finished.extend(self.step.returns[self.step.terminated, 0].tolist())
-        if self.filled >= cfg.batch_size:
-            for _ in range(cfg.sgd_steps):
-                pick = self.rng.integers(0, self.filled, cfg.batch_size)
-                self.params, self.opt_state = self._update(self.params, self.opt_state, self.buffer["x"][pick],
-                                                           self.buffer["chosen"][pick], self.buffer["target"][pick])
-            self.params = {k: np.asarray(v) for k, v in self.params.items()}
+        self._learn()
         self.steps += cfg.num_envs * cfg.rollout
         self.updates += 1
         self.finished_returns = finished
 
+    def _train_round(self) -> None:
+        """One round of ``num_envs`` whole games in ``actors`` parts (:mod:`gamut.solvers.rl.actors`), then learn."""
+        from gamut.solvers.rl.actors import play_round, round_seed
+
+        cfg = self.config
+        data = play_round(self.game_string, self.params, round_seed(self.seed, self.updates), cfg.num_envs,
+                          cfg.actors, cfg.epsilon, self.reward_scale, self.running_score is not None, self.backend)
+        self._push(data["x"], data["chosen"], data["target"])
+        self._learn()
+        self.steps += len(data["target"])
+        self.updates += 1
+        self.finished_returns = data["returns"][:, 0].tolist()
+
+    def _learn(self) -> None:
+        """``sgd_steps`` Adam steps on uniform minibatches of the buffer, once it holds a minibatch."""
+        cfg = self.config
+        if self.filled < cfg.batch_size:
+            return
+        for _ in range(cfg.sgd_steps):
+            pick = self.rng.integers(0, self.filled, cfg.batch_size)
+            self.params, self.opt_state = self._update(self.params, self.opt_state, self.buffer["x"][pick],
+                                                       self.buffer["chosen"][pick], self.buffer["target"][pick])
+        self.params = {k: np.asarray(v) for k, v in self.params.items()}
+
+    def _push(self, x: np.ndarray, chosen: np.ndarray, target: np.ndarray) -> None:
+        """Append decisions to the ring buffer (of more than it holds, the last ``buffer_size``)."""
+        size = self.config.buffer_size
+        first = max(0, len(target) - size)
+        where = (self.head + np.arange(len(target) - first)) % size
+        self.buffer["x"][where] = x[first:]
+        self.buffer["chosen"][where] = chosen[first:]
+        self.buffer["target"][where] = target[first:]
+        self.head = int((self.head + len(target) - first) % size)
+        self.filled = min(self.filled + len(target) - first, size)
+
     def _bank(self, row: int, returns: np.ndarray) -> None:
         """Move row ``row``'s decisions into the buffer, each with its mover's target; empty the row's slots."""
         count = int(self.held[row])
-        first = max(0, count - self.config.buffer_size)  # a game longer than the buffer keeps its end
-        players = self.slots["player"][row, first:count]
-        where = (self.head + np.arange(count - first)) % self.config.buffer_size
-        self.buffer["x"][where] = self.slots["x"][row, first:count]
-        self.buffer["chosen"][where] = self.slots["chosen"][row, first:count]
-        self.buffer["target"][where] = returns[players] - self.slots["banked"][row, first:count]
-        self.head = int((self.head + count - first) % self.config.buffer_size)
-        self.filled = min(self.filled + count - first, self.config.buffer_size)
+        players = self.slots["player"][row, :count]
+        self._push(self.slots["x"][row, :count], self.slots["chosen"][row, :count],
+                   returns[players] - self.slots["banked"][row, :count])
         self.held[row] = 0
 
     def q_numpy(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
