@@ -15,16 +15,15 @@ from gamut.envs.poke.kernels import (
     PH_DEAL, PH_OVER, PH_REPLACE, S_ABOVE, S_PHASE, STATE_SIZE, apply_action, init_state, legal_actions,
     lowest_card, popcount, stock_mask,
 )
+from gamut.envs.rng import splitmix64
 
 
 @numba.njit(cache=True)
 def _next_random(rng):
     # splitmix64 step on a one-element uint64 array: explicit, seedable, allocation free.
-    rng[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = rng[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+    x = rng[0]
+    rng[0] = x + np.uint64(0x9E3779B97F4A7C15)
+    return splitmix64(x)
 
 
 @numba.njit(cache=True)
