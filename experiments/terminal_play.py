@@ -196,7 +196,7 @@ class PlaySession:
         the view's that plays this variant).
     opponent_options, hint_options : dict, optional
         Keyword options of the named ``opponent`` and ``hint`` agents (e.g.
-        ``{"weights": "train/ppo-poke/weights.npz"}``).
+        ``{"weights": "runs/mine/weights.npz"}``).
     seed : int
         Seeds the deal and every agent.
     read : callable ``(prompt) -> str``

@@ -30,7 +30,7 @@ def register(subparsers) -> None:
         "the README lists them per game)"))
     parser.add_argument("--opponent-option", action="append", default=[], metavar="NAME=VALUE", help=(
         "option of the --opponent agent, repeatable; e.g. --opponent ppo --opponent-option "
-        "weights=train/ppo-poke/weights.npz seats a network that gamut train wrote"))
+        "weights=runs/mine/weights.npz seats a network that gamut train wrote"))
     parser.add_argument("--hint-option", action="append", default=[], metavar="NAME=VALUE", help=(
         "option of the --hint agent, repeatable (e.g. --hint ismcts --hint-option iterations=2000)"))
     parser.add_argument("--seed", type=seed, default=0,

@@ -8,9 +8,9 @@ Three kinds of trial (one training seed each, ``trials`` seeds per kind):
   the variant (``gamut.solvers.poker_dice.solution.solve``) and its share of it.
 - ``exploitability``: NFSP (``gamut.solvers.rl.nfsp``) on ``nfsp_game`` (Poke's
   small exact deal): the exact exploitability of its average policy over
-  training wall time (``gamut.solvers.cfr.best_response``), beside CFR+ and
+  training CPU seconds (``gamut.solvers.cfr.best_response``), beside CFR+ and
   OpenSpiel's tabular Q-learner (greedy policy, self-play as in
-  ``rl_learning_curve``) given the same wall time.
+  ``rl_learning_curve``) given the same CPU seconds (wall seconds beside them).
 - ``match``: each shipped self-play agent of ``match_agents`` (``ALGO|GAME``)
   against each registry opponent of ``opponents``, one seat each, the others
   seats the opponent's, over paired deals: every deal is played once with the
