@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from gamut.experiments.cli import main
+from tests.chance import play_game
 
 pytestmark = pytest.mark.slow
 
@@ -61,17 +62,10 @@ def test_make_bot_plays_the_weights_on_its_game(trained, name):
 
     game_string, algo, path = trained[name]
     game = gamut.load_game(game_string)
-    state = game.new_initial_state()
     bots = [gamut.make_bot(game_string, algo, player=p, seed=p, weights=path) for p in range(game.num_players())]
-    rng = np.random.default_rng(0)
-    while not state.is_terminal():
-        if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(actions, p=np.asarray(probs) / sum(probs))))
-        else:
-            action = bots[state.current_player()].step(state)
-            assert action in state.legal_actions()
-            state.apply_action(action)
+    # play_game checks that every move the bots name is legal.
+    end = play_game(game, np.random.default_rng(0), lambda state: bots[state.current_player()].step(state))
+    assert end.is_terminal()
 
 
 def test_squares_eval_scores_the_weights(trained, capsys, tmp_path):
