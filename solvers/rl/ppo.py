@@ -21,8 +21,11 @@ takes ``epochs x minibatches`` clipped-objective Adam steps (optax).
   features and ``flat`` elsewhere. A flat head must learn separately, for
   every id, what an action does in every position; with features, what it
   learns about one placement carries to every cell where the placement does
-  the same thing, which is what lets PPO learn Poker Squares (about random
-  play, 14.5 American, with the flat head after 6.8 M decisions). The loss
+  the same thing, which is what lets PPO learn Poker Squares: the flat head
+  stays at random play's level (14.5 American) after 6.8 M decisions; the
+  plain ``gamut train --game poker_squares --algo ppo --steps 2000000``
+  reaches 103.3 (102.7 .. 103.9, n = 10,000) after 2 M decisions and 722 s
+  of CPU on one thread (``results/rl/README.md``). The loss
   scores only the legal pairs of a minibatch. The value head is the same
   MLP either way. With the action head, ``reward_scale`` 0 means the
   features' ``return_scale`` where they lend one (Poker Squares: 100), and a
