@@ -239,8 +239,13 @@ def _packed_logits(params, batch, one_hot: bool, xp):
     return logits.at[batch["pair_rows"], batch["pair_slots"]].set(scores)[:, :actions]
 
 
-def _loss(params, batch, config: PPOConfig, actions: bool, one_hot: bool):
-    """Clipped PPO loss of a minibatch; with ``batch["weight"]`` (heuristic seats) only weight-1 rows count."""
+def _loss(params, batch, config: PPOConfig, actions: bool = False, one_hot: bool = False):
+    """Clipped PPO loss of a minibatch; with ``batch["weight"]`` (heuristic seats) only weight-1 rows count.
+
+    ``actions`` selects the action head, whose logits come from the packed
+    legal pairs of :func:`_pack_legal` (``one_hot``: pairs of action ids);
+    by default the flat head.
+    """
     import jax
     import jax.numpy as jnp
 
