@@ -32,6 +32,7 @@ ISMCTS_MATCH = {"agent_a": "ismcts", "agent_b": "heuristic", "seed": 1, "n": 500
 NET_SEARCH_US = {"scoring": "American", "agent": "`net_search`, 5 s budget"}
 NET_SEARCH_UK = {"scoring": "English", "agent": "`net_search`, 5 s budget"}
 RL_PAGE, PPO_YACHT12, PPO_YAHTZEE = "rl/README.md", "rl/ppo_yacht12.json", "rl/ppo_yahtzee.json"
+PPO_SQUARES, PPO_SQUARES_2M = "rl/ppo_poker_squares.json", "rl/curves/ppo_poker_squares_seed0_2m.json"
 TURN_YACHT12, TURN_YAHTZEE = "rl/regret_ppo_turn_yacht12.json", "rl/regret_ppo_turn_yahtzee.json"
 PPO_PALACE = {"agent": "ppo", "game": "`palace_poker`", "opponent": "heuristic"}
 PPO_POKE = {"agent": "ppo", "game": "`poke`", "opponent": "heuristic"}
@@ -133,6 +134,17 @@ CLAIMS = [
     ("PPO on one-player", "10,000", PPO_YAHTZEE, {}, "evaluation.n", 1),
     ("PPO on one-player", "30,007,296", PPO_YACHT12, {}, "budget.steps", 1),
     ("PPO on one-player", "35,004,416", PPO_YAHTZEE, {}, "budget.steps", 1),
+    ("PPO on Poker Squares", "103.28", PPO_SQUARES_2M, {}, "evaluation.final_mean_return", 1),
+    ("PPO on Poker Squares", "102.70", PPO_SQUARES_2M, {}, "evaluation.ci95_low", 1),
+    ("PPO on Poker Squares", "103.85", PPO_SQUARES_2M, {}, "evaluation.ci95_high", 1),
+    ("PPO on Poker Squares", "2,007,040", PPO_SQUARES_2M, {}, "budget.steps", 1),
+    ("PPO on Poker Squares", "722", PPO_SQUARES_2M, {}, "budget.cpu_seconds", 1),
+    ("PPO on Poker Squares", "115.50", PPO_SQUARES, {}, "evaluation.final_mean_return", 1),
+    ("PPO on Poker Squares", "114.96", PPO_SQUARES, {}, "evaluation.ci95_low", 1),
+    ("PPO on Poker Squares", "116.05", PPO_SQUARES, {}, "evaluation.ci95_high", 1),
+    ("PPO on Poker Squares", "1,007,616", PPO_SQUARES, {}, "budget.steps", 1),
+    ("PPO on Poker Squares", "312", PPO_SQUARES, {}, "budget.cpu_seconds", 1),
+    ("PPO on Poker Squares", "10,000", PPO_SQUARES, {}, "evaluation.n", 1),
     ("NFSP on Poke's small", "17.0", RL_PAGE, {"seed": "0", "method": "nfsp"}, "exploitability", 1),
     ("NFSP on Poke's small", "17.4", RL_PAGE, {"seed": "1", "method": "nfsp"}, "exploitability", 1),
     ("NFSP on Poke's small", "14.0", RL_PAGE, {"seed": "0", "method": "tabular Q-learning"}, "exploitability", 1),
