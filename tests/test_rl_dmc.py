@@ -12,6 +12,7 @@ pytest.importorskip("optax")
 from gamut.solvers.rl.dmc import OneHotFeatures, action_features, q_values  # noqa: E402
 from gamut.solvers.rl.networks import forward, init_mlp, policy_input  # noqa: E402
 from gamut.solvers.rl.training import make_trainer, train  # noqa: E402
+from tests.chance import play_game  # noqa: E402
 
 TINY = {"num_envs": 8, "rollout": 8, "hidden": "16x16", "batch_size": 32, "sgd_steps": 2, "buffer_size": 512}
 
@@ -190,21 +191,17 @@ def test_a_tiny_run_trains_and_its_weights_play_as_the_dmc_agent(game_string, tm
     game = pyspiel.load_game(trainer.game_string)
     bots = [gamut.make_bot(game, "dmc", player=p, weights=str(tmp_path / "weights.npz"))
             for p in range(game.num_players())]
-    state = game.new_initial_state()
-    rng = np.random.default_rng(0)
-    while not state.is_terminal():
-        if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(actions, p=np.asarray(probs) / sum(probs))))
-        else:
-            player = state.current_player()
-            action = bots[player].step(state)
-            assert action in state.legal_actions(player)
-            # The bot plays what the trainer's greedy policy plays from the same position.
-            tensor = (state.information_state_tensor(player) if bots[player]._info_state
-                      else state.observation_tensor(player))
-            x = policy_input(np.asarray(tensor, np.float32)[None], np.array([player]), game.num_players())
-            mask = np.zeros((1, game.num_distinct_actions()), bool)
-            mask[0, state.legal_actions(player)] = True
-            assert trainer.act_greedy(x, mask)[0] == action
-            state.apply_action(action)
+
+    def choose(state):
+        player = state.current_player()
+        action = bots[player].step(state)
+        # The bot plays what the trainer's greedy policy plays from the same position.
+        tensor = (state.information_state_tensor(player) if bots[player]._info_state
+                  else state.observation_tensor(player))
+        x = policy_input(np.asarray(tensor, np.float32)[None], np.array([player]), game.num_players())
+        mask = np.zeros((1, game.num_distinct_actions()), bool)
+        mask[0, state.legal_actions(player)] = True
+        assert trainer.act_greedy(x, mask)[0] == action
+        return action
+
+    play_game(game, np.random.default_rng(0), choose)  # which checks every move is legal

@@ -12,6 +12,7 @@ import gamut.envs  # noqa: E402,F401  (registers the games)
 from gamut.solvers.rl.checkpoint import load_checkpoint, load_weights, save_checkpoint  # noqa: E402
 from gamut.solvers.rl.networks import forward, init_mlp  # noqa: E402
 from gamut.solvers.rl.training import make_trainer, train  # noqa: E402
+from tests.chance import play_game  # noqa: E402
 
 TINY = {"num_envs": 16, "rollout": 8, "hidden": "16", "minibatches": 2, "epochs": 2}
 
@@ -117,19 +118,16 @@ def test_a_tiny_poker_squares_run_saves_weights_the_ppo_agent_and_the_cli_play(t
     assert meta["action_features"] == "gamut.envs.poker_squares.action_features:action_features"
     game = pyspiel.load_game("poker_squares")
     bot = gamut.make_bot(game, "ppo", weights=path)
-    state = game.new_initial_state()
-    rng = np.random.default_rng(0)
-    while not state.is_terminal():
-        if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(actions, p=np.asarray(probs) / sum(probs))))
-            continue
+
+    def choose(state):
         action = bot.step(state)
         x = policy_input(np.asarray(state.observation_tensor(0), np.float32)[None], np.array([0]), 1)
         mask = np.zeros((1, 25), bool)
         mask[0, state.legal_actions(0)] = True
         assert trainer.act_greedy(x, mask)[0] == action  # the NumPy bot plays the trainer's greedy policy
-        state.apply_action(action)
+        return action
+
+    play_game(game, np.random.default_rng(0), choose)
     assert main(["squares", "eval", "--agent", "ppo", "--option", f"weights={path}", "--deals", "3"]) == 0
     assert "ppo" in capsys.readouterr().out
 
