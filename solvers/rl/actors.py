@@ -25,22 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from gamut.envs.loading import load_game
+from gamut.envs.rng import splitmix64
 from gamut.envs.vector import game_streams, make_vector
 from gamut.solvers.rl.evaluation import network_input, uses_info_state
 from gamut.solvers.rl.features import action_features, score_actions
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-
-
-def _mix(z: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser on uint64 ``z`` (array arithmetic wraps modulo 2**64)."""
-    z = z + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
-
 
 def counter_uniforms(key: int, games: np.ndarray, index: int, salt: int) -> np.ndarray:
     """Uniforms float64 ``(len(games),)`` in [0, 1), a function of ``(key, game, index, salt)`` alone.
@@ -50,10 +38,10 @@ def counter_uniforms(key: int, games: np.ndarray, index: int, salt: int) -> np.n
     >>> bool(a[2] == b[0]) and bool(((0 <= a) & (a < 1)).all())
     True
     """
-    with np.errstate(over="ignore"):
-        z = _mix(np.full(len(games), key % (1 << 64), np.uint64) ^ np.uint64(salt))
-        z = _mix(z ^ np.asarray(games, np.uint64))
-        z = _mix(z ^ np.uint64(index))
+    # The toolkit's splitmix64 (compiled, wrapping modulo 2**64) mixes whole arrays as well as scalars.
+    z = splitmix64(np.full(len(games), key % (1 << 64), np.uint64) ^ np.uint64(salt))
+    z = splitmix64(z ^ np.asarray(games, np.uint64))
+    z = splitmix64(z ^ np.uint64(index))
     return (z >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
 
 
