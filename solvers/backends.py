@@ -13,6 +13,7 @@ started them, however it ends (``kill -9`` included).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib
 import multiprocessing
@@ -30,10 +31,30 @@ from dataclasses import dataclass
 BACKENDS = ("local", "ray")
 CONNECT_TIMEOUT = 10.0  # seconds to reach a Ray cluster's head before giving up
 _PR_SET_PDEATHSIG = 1
+# Ray retries a head that answers but never completes the handshake for about ten minutes;
+# with these, one attempt to join a cluster fails in about a minute.
 _RAY_JOIN_LIMITS = {
     "RAY_gcs_server_port_wait_time_s": "1",
     "RAY_gcs_rpc_server_connect_timeout_s": "5",
 }
+# A local instance's GCS server can take over Ray's default 30 s to start on a small, busy machine.
+_RAY_LOCAL_START_LIMITS = {"RAY_gcs_server_port_wait_time_s": "180"}
+
+
+@contextlib.contextmanager
+def _environment_defaults(values: dict[str, str]):
+    """Set the variables in ``values`` the user has not set, for the duration of the block only.
+
+    Only for the block: a join's one-second wait for the GCS port, left in the
+    environment, made a later local start in the same process give up after one second.
+    """
+    added = [name for name in values if name not in os.environ]
+    os.environ.update({name: values[name] for name in added})
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
 
 
 @dataclass(frozen=True)
@@ -164,11 +185,11 @@ class RayBackend:
 
     def open(self) -> None:
         """Join the cluster (or start a local instance); an unreachable address fails within seconds."""
-        if self.address is not None:
-            # Ray retries a head that answers but never completes the handshake for about ten minutes;
-            # one attempt fails in about a minute (the user's own settings win).
-            for name, value in _RAY_JOIN_LIMITS.items():
-                os.environ.setdefault(name, value)
+        # Set before Ray is first imported as well as around ray.init: Ray reads some when it loads.
+        with _environment_defaults(_RAY_LOCAL_START_LIMITS if self.address is None else _RAY_JOIN_LIMITS):
+            self._open()
+
+    def _open(self) -> None:
         try:
             import ray
         except ImportError:
@@ -197,7 +218,8 @@ class RayBackend:
                 runtime_env={"env_vars": {"PYTHONPATH": python_path}},
             )
         except (ConnectionError, RuntimeError, TimeoutError) as err:
-            raise ValueError(f"cannot join a Ray cluster at --address {self.address}: {err}") from None
+            where = "start a local Ray instance" if self.address is None else f"join a Ray cluster at --address {self.address}"
+            raise ValueError(f"cannot {where}: {err}") from None
         self._started_here = True
 
     def close(self) -> None:

@@ -6,6 +6,7 @@ worker outlives the run.
 """
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -131,6 +132,8 @@ def test_an_unusable_ray_address_fails_before_touching_a_finished_folder(tmp_pat
     assert status == 2 and message in err and "Traceback" not in err
     assert snapshot(folder) == before
     assert sorted(p.name for p in folder.parent.iterdir()) == ["toy_sums"]
+    # A failed join leaves none of its short Ray time limits behind for a later local start.
+    assert not any(name.startswith("RAY_gcs") for name in os.environ)
 
 
 def test_a_new_run_replaces_what_the_old_one_made_and_keeps_hand_written_files(tmp_path):
