@@ -28,7 +28,10 @@ One search builds the statistics for the move of ``player``; each iteration:
    one of them (uniformly at random) is applied and the walk stops; otherwise
    the action maximising UCB1, ``mean_a + uct_c * spread * sqrt(ln N / n_a)``
    with ``N = sum n_a``, is applied. Chance nodes are sampled from
-   ``chance_outcomes()``.
+   ``chance_outcomes()``. With a ``prior`` (PUCT, below) there is no
+   untried phase: the action maximising ``Q_a + c * spread * P_a *
+   sqrt(N) / (1 + n_a)`` is applied, and the walk stops after it if it had no
+   visits yet.
 3. **Evaluate** the state reached with a leaf evaluator (below): one return
    per player.
 4. **Back up**: each node on the path adds the return of the player who acts
@@ -40,6 +43,26 @@ far in this search, 1 until two differ: ``uct_c`` is in units of the payoff
 range actually met, so one default serves games paid in single chips or in
 hundreds of points. The move is the root action with the most visits (ties:
 the higher mean return, then the earlier legal action).
+
+PUCT: selection with a prior
+----------------------------
+Given ``prior``, a callable ``prior(state, player) -> probabilities``, the
+search selects as AlphaZero does, with the prior over the legal actions of the
+acting player's information state (the policy network of a game, for
+instance): ``P_a`` is ``prior(state, player)[a]`` for ``a`` indexing
+``state.legal_actions()``, computed once, when the node is created from the
+first determinization that reaches it (so once per information set and
+search; nodes with a single legal action skip the call). ``Q_a`` is the
+action's mean return, or, while unvisited, the mean return of the node
+itself (0 before its first visit): an untried action is neither assumed to
+win nor to lose. ``N`` is the node's visit count, taken as at least 1 so that
+the first selection at a node follows the prior. ``c`` is ``uct_c``, in the
+same units of the payoff spread. The probabilities must be finite, >= 0,
+one per legal action, with a positive sum (they are normalised); anything
+else raises ValueError. With a uniform prior PUCT still tries every action
+before repeating one at a node whose actions all tie, and otherwise differs
+from UCB1 only in how exploration decays (``1 / (1 + n_a)`` instead of
+``sqrt(ln N / n_a)``).
 
 Legal actions must be determined by the acting player's information state (as
 in every OpenSpiel game: a policy maps information states to actions); a node
@@ -100,7 +123,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,22 +148,47 @@ DEFAULT_UCT_C = 1.0
 _SEED_BOUND = 1 << 63
 
 
+Prior = Callable[[pyspiel.State, int], Sequence[float]]
+
+
+def checked_priors(probabilities, count: int) -> list[float]:
+    """``probabilities`` of ``count`` legal actions as a normalised list; ValueError if they are not.
+
+    They must be finite, >= 0 and sum to more than 0 (a 1-D sequence or array of length ``count``).
+    """
+    values = np.asarray(probabilities, dtype=np.float64)
+    if values.shape != (count,):
+        raise ValueError(f"the prior gave {values.shape} probabilities for {count} legal actions; it must give "
+                         f"one per legal action, in legal_actions() order")
+    total = values.sum()
+    if not np.isfinite(values).all() or (values < 0).any() or not total > 0:
+        raise ValueError(f"the prior's probabilities must be finite, >= 0 and sum to more than 0, got "
+                         f"{values.tolist()}")
+    return (values / total).tolist()
+
+
 class _Node:
     """Statistics of one information set: per legal action, visits and mean return of its player.
 
     ``inv_roots[a] = 1 / sqrt(visits[a])`` is kept beside the mean so that UCB1
     needs one multiply-add per action during selection.
+
+    With ``priors`` (PUCT) nothing is left untried: selection alone decides
+    when an action is first taken, and ``value`` (the mean return of the
+    node's player over its visits) stands in for an unvisited action's mean.
     """
 
-    __slots__ = ("actions", "visits", "means", "inv_roots", "untried", "count")
+    __slots__ = ("actions", "visits", "means", "inv_roots", "untried", "count", "priors", "value")
 
-    def __init__(self, actions: list[int]):
+    def __init__(self, actions: list[int], priors: list[float] | None = None):
         self.actions = actions
         self.visits = [0] * len(actions)
         self.means = [0.0] * len(actions)
         self.inv_roots = [0.0] * len(actions)
-        self.untried = list(range(len(actions)))
+        self.untried = list(range(len(actions))) if priors is None else []
         self.count = 0
+        self.priors = priors
+        self.value = 0.0
 
 
 @dataclass(frozen=True)
@@ -228,16 +276,22 @@ class ISMCTS:
         or a leaf evaluator ``evaluate(state, seed) -> returns``.
     rollouts : int
         Play-outs averaged per leaf evaluation (>= 1).
+    prior : callable or None
+        ``prior(state, player) -> probabilities`` over ``state.legal_actions()``: selection
+        becomes PUCT with ``uct_c`` as its constant (see the module docstring); None keeps UCB1.
     """
 
     def __init__(self, game: pyspiel.Game, uct_c: float = DEFAULT_UCT_C,
-                 evaluator: str | LeafEvaluator = "auto", rollouts: int = 1):
+                 evaluator: str | LeafEvaluator = "auto", rollouts: int = 1, prior: Prior | None = None):
         if isinstance(uct_c, bool) or not isinstance(uct_c, (int, float)) or not 0 <= uct_c < math.inf:
             raise ValueError(f"uct_c must be a finite number >= 0, got {uct_c!r}")
+        if prior is not None and not callable(prior):
+            raise ValueError(f"prior must be a callable prior(state, player) -> probabilities or None, got {prior!r}")
         require_searchable(game)
         game_type = game.get_type()
         self.game = game
         self.uct_c = float(uct_c)
+        self.prior = prior
         self.evaluate = make_evaluator(game, evaluator, rollouts)
         self._perfect = game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION
         self._by_infostate = game_type.provides_information_state_string
@@ -281,7 +335,7 @@ class ISMCTS:
                 return resample(player, sampler)
 
         trees = [{} for _ in range(self.game.num_players())]
-        root = _Node(state.legal_actions())
+        root = self._new_node(state, player)
         root_key = self._key(state, player)
         trees[player][root_key] = root
         first = determinize()
@@ -298,6 +352,15 @@ class ISMCTS:
         return SearchResult(list(root.actions), list(root.visits), means, done, evaluations,
                             sum(len(tree) for tree in trees), time.perf_counter() - start)
 
+    def _new_node(self, state: pyspiel.State, player: int) -> _Node:
+        """The node of ``player``'s information set at ``state``, with the prior's probabilities under PUCT."""
+        actions = state.legal_actions()
+        if self.prior is None:
+            return _Node(actions)
+        if len(actions) == 1:
+            return _Node(actions, [1.0])
+        return _Node(actions, checked_priors(self.prior(state, player), len(actions)))
+
     def _key(self, state: pyspiel.State, player: int) -> str:
         return state.information_state_string(player) if self._by_infostate else state.history_str()
 
@@ -310,6 +373,7 @@ class ISMCTS:
         """
         evaluate = self.evaluate
         uct_c = self.uct_c
+        new_node = self._new_node
         by_infostate = self._by_infostate
         num_players = len(trees)
         log, sqrt, clock, uniform, bits = math.log, math.sqrt, time.perf_counter, rnd.random, rnd.getrandbits
@@ -332,7 +396,25 @@ class ISMCTS:
                     key = state.information_state_string(player) if by_infostate else state.history_str()
                     node = tree.get(key)
                     if node is None:
-                        node = tree[key] = _Node(state.legal_actions())
+                        node = tree[key] = new_node(state, player)
+                priors = node.priors
+                if priors is not None:
+                    explore = uct_c * spread * sqrt(max(node.count, 1))
+                    fpu = node.value
+                    index, best, a = 0, -math.inf, 0
+                    for n_a in node.visits:
+                        value = (node.means[a] if n_a else fpu) + explore * priors[a] / (1 + n_a)
+                        if value > best:
+                            index, best = a, value
+                        a += 1
+                    path.append((node, index, player))
+                    state.apply_action(node.actions[index])
+                    if node.visits[index] == 0:
+                        returns = evaluate(state, bits(63))
+                        evaluations += 1
+                        break
+                    node = None
+                    continue
                 untried = node.untried
                 if untried:
                     # Take a random untried action: swap it to the end, then pop.
@@ -367,6 +449,7 @@ class ISMCTS:
                     spread = high - low
             for node, index, player in path:
                 node.count += 1
+                node.value += (returns[player] - node.value) / node.count
                 n = node.visits[index] + 1
                 node.visits[index] = n
                 node.means[index] += (returns[player] - node.means[index]) / n

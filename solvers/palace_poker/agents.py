@@ -5,7 +5,9 @@
   (``gamut.solvers.palace_poker.heuristic``);
 - ``ismcts``: the generic ISMCTS with Numba play-outs and Palace defaults
   (``gamut.solvers.palace_poker.search``); it takes the place of the generic
-  ``ismcts`` agent for this game.
+  ``ismcts`` agent for this game;
+- ``nn_ismcts``: that search with PUCT selection under the priors of a
+  policy network trained by ``gamut train`` (``gamut.solvers.palace_poker.nn_search``).
 
 Factories are ``"module:function"`` references, imported when an agent is
 first made: reading the table does not import the search. The search's
@@ -17,9 +19,17 @@ from __future__ import annotations
 
 from gamut.solvers.bots import MAX_ITERATIONS_PER_MOVE, MAX_SECONDS_PER_MOVE, Option, register_bot
 from gamut.solvers.palace_poker.heuristic import DEFAULTS
+from gamut.solvers.rl.shipped import shipped_refusal
 
 DEFAULT_ITERATIONS = 300
 DEFAULT_UCT_C = 0.5
+DEFAULT_C_PUCT = 1.0
+DEFAULT_TEMPERATURE = 1.0
+
+
+def _prior_refusal(game) -> str | None:
+    return shipped_refusal("ppo", game)
+
 
 _HEURISTIC_HELP = {
     "attack": "bet on the weakest-looking opponent when the battle equity against it is at least this",
@@ -53,4 +63,25 @@ register_bot(
         "rollout": Option(str, "heuristic", "play-out policy of every seat: heuristic or random"),
         "rollouts": Option(int, 1, "play-outs averaged per leaf", maximum=MAX_ITERATIONS_PER_MOVE),
     },
+)
+
+register_bot(
+    "nn_ismcts",
+    "palace_poker",
+    "gamut.solvers.palace_poker.nn_search:PalaceNNISMCTSBot",
+    "the ismcts search with PUCT selection at its own decisions: priors from a policy network trained by "
+    "gamut train (default: the shipped ppo policy)",
+    {
+        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)",
+                             maximum=MAX_ITERATIONS_PER_MOVE),
+        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations", maximum=MAX_SECONDS_PER_MOVE),
+        "c_puct": Option(float, DEFAULT_C_PUCT, "PUCT exploration constant, in units of the observed payoff spread"),
+        "temperature": Option(float, DEFAULT_TEMPERATURE, "temperature of the prior's softmax (> 0)"),
+        "weights": Option(str, "", "prior network: a gamut train weights file of this game (default: the shipped "
+                                   "ppo weights)"),
+        "rollout": Option(str, "heuristic", "play-out policy of every seat: heuristic or random"),
+        "rollouts": Option(int, 1, "play-outs averaged per leaf", maximum=MAX_ITERATIONS_PER_MOVE),
+    },
+    supports=_prior_refusal,
+    lifted_by="weights",
 )

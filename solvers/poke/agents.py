@@ -6,7 +6,9 @@
 - ``mccfr``: abstracted external-sampling MCCFR draw policy for the full deck;
 - ``ismcts``: the generic ISMCTS (``gamut.solvers.ismcts``) over the current deal with
   compiled heuristic play-outs (``gamut.solvers.poke.search``); it takes the place of
-  the generic ``ismcts`` agent for Poke.
+  the generic ``ismcts`` agent for Poke;
+- ``nn_ismcts``: that search with PUCT selection under the priors of a policy
+  network trained by ``gamut train`` (``gamut.solvers.poke.nn_search``).
 
 Factories are ``"module:function"`` references, imported when an agent is
 first made: reading the table imports neither the search nor the solved
@@ -17,13 +19,15 @@ policies. The option defaults here are the agents' defaults
 from __future__ import annotations
 
 from gamut.envs.poke.game import SMALL_EXACT_PARAMS
-from gamut.solvers.bots import MAX_ITERATIONS_PER_MOVE, Option, register_bot
+from gamut.solvers.bots import MAX_ITERATIONS_PER_MOVE, MAX_SECONDS_PER_MOVE, Option, register_bot
 from gamut.solvers.poke.heuristic import DEFAULT_PARAMS, PARAM_NAMES
 
 DEFAULT_TRICK_VALUE = 34.0  # as gamut.solvers.poke.policies.DEFAULT_TRICK_VALUE
 DEFAULT_ITERATIONS = 200
 DEFAULT_UCT_C = 0.3  # in units of the observed payoff spread
 DEFAULT_ROLLOUTS = 4
+DEFAULT_C_PUCT = 1.0  # in units of the observed payoff spread
+DEFAULT_TEMPERATURE = 1.0
 
 _DECK = ("num_ranks", "num_suits", "hand_size")
 _FULL_DECK = {"num_ranks": 13, "num_suits": 4, "hand_size": 5}
@@ -84,7 +88,9 @@ register_bot(
     "ISMCTS over the current deal (solvers.ismcts) with compiled heuristic play-outs; deal valued above the "
     "line plus trick_value per point below",
     {
-        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move", maximum=MAX_ITERATIONS_PER_MOVE),
+        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)",
+                             maximum=MAX_ITERATIONS_PER_MOVE),
+        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations", maximum=MAX_SECONDS_PER_MOVE),
         "uct_c": Option(float, DEFAULT_UCT_C, "UCB exploration constant, in units of the observed payoff spread"),
         "trick_value": Option(float, DEFAULT_TRICK_VALUE, "above-the-line value of a below-the-line point"),
         "playout": Option(str, "heuristic", "play-out policy: heuristic, random"),
@@ -93,4 +99,27 @@ register_bot(
         "rollouts": Option(int, DEFAULT_ROLLOUTS, "compiled play-outs averaged per leaf",
                            maximum=MAX_ITERATIONS_PER_MOVE),
     },
+)
+
+register_bot(
+    "nn_ismcts",
+    "poke",
+    "gamut.solvers.poke.nn_search:make_nn_ismcts_bot",
+    "the ismcts search with PUCT selection: priors over its candidate actions from a policy network trained by "
+    "gamut train (default: the shipped ppo policy of the full-deck deal)",
+    {
+        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)",
+                             maximum=MAX_ITERATIONS_PER_MOVE),
+        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations", maximum=MAX_SECONDS_PER_MOVE),
+        "c_puct": Option(float, DEFAULT_C_PUCT, "PUCT exploration constant, in units of the observed payoff spread"),
+        "temperature": Option(float, DEFAULT_TEMPERATURE, "temperature of the prior's softmax (> 0)"),
+        "weights": Option(str, "", "prior network: a gamut train weights file of poke(mode=deal) with this deck "
+                                   "(default: the shipped ppo weights)"),
+        "trick_value": Option(float, DEFAULT_TRICK_VALUE, "above-the-line value of a below-the-line point"),
+        "playout": Option(str, "heuristic", "play-out policy: heuristic, random"),
+        "rollouts": Option(int, DEFAULT_ROLLOUTS, "compiled play-outs averaged per leaf",
+                           maximum=MAX_ITERATIONS_PER_MOVE),
+    },
+    supports=_full_deck_only,
+    lifted_by="weights",
 )

@@ -22,6 +22,8 @@ actions, chance drawing each card uniformly from the stock.
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 import pyspiel
@@ -298,18 +300,22 @@ class PokeISMCTSBot(SeatBot):
     """
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int, uct_c: float,
-                 trick_value: float, playout: str, opponent: str = OPPONENT_MODELS[0], rollouts: int = 1):
+                 trick_value: float, playout: str, opponent: str = OPPONENT_MODELS[0], rollouts: int = 1,
+                 seconds: float = 0.0):
         super().__init__(player)
         require_poke(game)
         if iterations < 1:
             raise ValueError(f"iterations must be >= 1, got {iterations}")
+        if not 0 <= seconds < math.inf:
+            raise ValueError(f"seconds must be >= 0 (0: use iterations), got {seconds!r}")
         if opponent not in OPPONENT_MODELS:
             raise ValueError(f"unknown opponent model {opponent!r}; choose one of {', '.join(OPPONENT_MODELS)}")
         self._model = opponent == "heuristic"
         self._params = np.array(DEFAULT_PARAMS, dtype=np.int64)
         self._deal_game = deal_game_for(game, trick_value)
         self._search = ISMCTS(self._deal_game, uct_c=uct_c, evaluator=PokeRollout(playout, rollouts))
-        self._iterations = iterations
+        # A time budget (seconds > 0) makes the play depend on the machine's speed: not reproducible.
+        self._budget = {"seconds": float(seconds)} if seconds > 0 else {"iterations": iterations}
         self._rng = np.random.default_rng(seed)
         self.last_search = None  # the root of the last search (read by ``gamut play``'s hint)
 
@@ -325,12 +331,12 @@ class PokeISMCTSBot(SeatBot):
             raise ValueError("the bot was asked to move for another seat")
         modelled = 1 - seat if self._model else -1
         self.last_search = self._search.search(DealState.of(deal, modelled, self._params), self._rng,
-                                               iterations=self._iterations)
+                                               **self._budget)
         return int(self.last_search.best_action())
 
 
 def make_ismcts_bot(game, player: int, seed: int, iterations: int, uct_c: float, trick_value: float,
-                    playout: str, opponent: str, rollouts: int) -> PokeISMCTSBot:
+                    playout: str, opponent: str, rollouts: int, seconds: float = 0.0) -> PokeISMCTSBot:
     """Registry factory of the Poke ``ismcts`` agent."""
-    return PokeISMCTSBot(game, player, seed, iterations, uct_c, trick_value, playout, opponent, rollouts)
+    return PokeISMCTSBot(game, player, seed, iterations, uct_c, trick_value, playout, opponent, rollouts, seconds)
 

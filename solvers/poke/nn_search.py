@@ -1,0 +1,111 @@
+"""``nn_ismcts`` for Poke: the Poke ISMCTS (``gamut.solvers.poke.search``) with PUCT priors from a trained network.
+
+The search is the ``ismcts`` agent's unchanged (the current deal as a one-deal
+game, the opponent modelled by the heuristic, compiled play-outs at the
+leaves), except for selection: PUCT (``gamut.solvers.ismcts``, prior
+section) with the probabilities a policy network trained by ``gamut train``
+gives the searcher's candidate actions (``search.candidate_actions``; the
+softmax is taken over those alone, so the prior never weighs an action the
+search cannot take).
+
+The network reads the information-state tensor of the one-deal game, written
+from the search state's kernel array by ``gamut.envs.poke.tensors.write_tensor``
+(the kernel behind the pyspiel observer): a deal of a full rubber looks to it
+like a game of ``poke(mode=deal)``, which is what it was trained on. The
+default network is the shipped ``ppo`` policy of the full-deck deal
+(``results/rl/ppo_poke_deal.npz``); ``weights=PATH`` takes any ``gamut
+train`` file of a one-deal Poke game with the same deck and hand size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from gamut.envs.loading import load_game
+from gamut.envs.poke.tensors import piece_offsets, write_tensor
+from gamut.solvers.ismcts import ISMCTS
+from gamut.solvers.poke.heuristic import require_poke
+from gamut.solvers.poke.search import PokeISMCTSBot, PokeRollout
+from gamut.solvers.rl.checkpoint import load_weights
+from gamut.solvers.rl.shipped import shipped_path
+from gamut.solvers.search.prior import NetworkPrior
+
+# The game string of the shipped prior network (the full-deck deal of the ``ppo`` agent).
+SHIPPED_PRIOR_GAME = ("poke(follow=must_beat,hand_size=5,max_deals=100,mode=deal,num_ranks=13,num_suits=4,"
+                      "trick_unit=card,trick_value=0.0)")
+_DECK = ("num_ranks", "num_suits", "hand_size", "trick_unit", "follow")
+
+
+class DealTensor:
+    """``tensor(state, player) -> float32 (D,)``: the information-state tensor of a one-deal search state.
+
+    Parameters
+    ----------
+    network_game : pyspiel.Game
+        A one-deal Poke game (the network's): its layout places the pieces.
+    """
+
+    def __init__(self, network_game: pyspiel.Game):
+        layout = network_game.layout
+        self._args = (layout.index, np.int64(layout.num_cards), np.int64(layout.hand_size), layout.score_maxima,
+                      piece_offsets(layout.pieces(perfect_recall=True, private=True)))
+        self._size = network_game.information_state_tensor_size()
+
+    def __call__(self, state, player: int) -> np.ndarray:
+        out = np.zeros(self._size, np.float32)
+        write_tensor(state.state, player, *self._args, out)
+        return out
+
+
+def prior_network(game: pyspiel.Game, weights: str) -> tuple[str, pyspiel.Game]:
+    """The weights file of ``nn_ismcts`` on ``game`` and the one-deal game it was trained on.
+
+    ``weights`` empty: the shipped ``ppo`` file of the full-deck deal. A file's
+    game must be a ``poke(mode=deal)`` with ``game``'s deck, hand size and trick rules.
+    """
+    path = weights or shipped_path("ppo", SHIPPED_PRIOR_GAME)
+    if path is None:
+        raise ValueError(f"no ppo weights ship for {SHIPPED_PRIOR_GAME}; pass a weights file as weights=PATH")
+    _, header = load_weights(path)
+    network_game = load_game(header["game"])
+    if network_game.get_type().short_name != "poke" or network_game.params["mode"] != "deal":
+        raise ValueError(f"nn_ismcts option 'weights': {path} was trained on {header['game']}; the prior needs "
+                         f"a one-deal Poke game, poke(mode=deal,...)")
+    if any(network_game.params[key] != game.params[key] for key in _DECK):
+        raise ValueError(f"nn_ismcts option 'weights': {path} was trained on {header['game']}, whose deck or "
+                         f"trick rules ({', '.join(_DECK)}) differ from {game}'s")
+    return str(path), network_game
+
+
+def deal_prior(game: pyspiel.Game, weights: str = "", temperature: float = 1.0) -> NetworkPrior:
+    """The PUCT prior of ``nn_ismcts`` on ``game``: a network's softmax over the candidate actions."""
+    path, network_game = prior_network(game, weights)
+    return NetworkPrior(path, network_game, DealTensor(network_game), temperature)
+
+
+class PokeNNISMCTSBot(PokeISMCTSBot):
+    """Poke ISMCTS with PUCT selection under a network prior (see the module docstring).
+
+    Parameters are those of :class:`gamut.solvers.poke.search.PokeISMCTSBot`, with
+    ``c_puct`` (the PUCT constant, in units of the observed payoff spread) in
+    place of ``uct_c``, plus ``weights`` (a weights file, empty for the shipped
+    one) and ``temperature`` (of the prior's softmax, > 0).
+    """
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int, seconds: float, c_puct: float,
+                 temperature: float, weights: str, trick_value: float, playout: str, rollouts: int):
+        require_poke(game)
+        super().__init__(game, player, seed, iterations, c_puct, trick_value, playout, "heuristic", rollouts, seconds)
+        self.prior = deal_prior(game, weights, temperature)
+        self._search = ISMCTS(self._deal_game, uct_c=c_puct, evaluator=PokeRollout(playout, rollouts),
+                              prior=self.prior)
+
+
+def make_nn_ismcts_bot(game, player: int, seed: int, iterations: int, seconds: float, c_puct: float,
+                       temperature: float, weights: str, trick_value: float, playout: str,
+                       rollouts: int) -> PokeNNISMCTSBot:
+    """Registry factory of the Poke ``nn_ismcts`` agent."""
+    return PokeNNISMCTSBot(game, player, seed, iterations, seconds, c_puct, temperature, weights, trick_value,
+                           playout, rollouts)
+

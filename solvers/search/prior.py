@@ -1,0 +1,122 @@
+"""Priors for PUCT search (:mod:`gamut.solvers.ismcts`) from a network trained by ``gamut train``.
+
+:class:`NetworkPrior` is a prior callable ``prior(state, player) ->
+probabilities`` over ``state.legal_actions()``: the softmax, at temperature
+``temperature``, of the network's scores of the legal actions at ``player``'s
+information state. The network is read from any weights file of ``gamut
+train``: a policy (``ppo``, ``nfsp``: head ``pi``, flat or scoring each
+action from its features) or a Deep Monte-Carlo Q-network (``dmc``: head
+``q``, whose Q-values then play the part of logits, so its temperature is in
+the units of the game's returns).
+
+The search's states need not be pyspiel states of the network's game (a game's
+search often runs on a lighter stand-in): the game lends ``tensor(state,
+player) -> float32 (D,)``, the network's input tensor of ``player`` at a
+search state (the information-state or observation tensor the file was
+trained on). The forward pass is NumPy, one information set at a time: the
+search asks for a prior once per information set it creates.
+
+    >>> prior = NetworkPrior(weights, network_game, tensor, temperature=1.0)   # doctest: +SKIP
+    >>> ISMCTS(game, uct_c=1.0, prior=prior)                                   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pyspiel
+
+from gamut.solvers.rl.checkpoint import RLFileError, load_weights
+from gamut.solvers.rl.features import action_features, features_name, score_actions
+from gamut.solvers.rl.networks import forward, layer_sizes, policy_input
+
+# The network head each algorithm's weights file plays.
+HEADS = {"ppo": "pi", "nfsp": "pi", "dmc": "q"}
+
+Tensor = Callable[[object, int], np.ndarray]
+
+
+def check_temperature(temperature) -> float:
+    """``temperature`` as a float, or ValueError unless it is a finite number > 0."""
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) \
+            or not 0 < temperature < math.inf:
+        raise ValueError(f"the prior's temperature must be a finite number > 0, got {temperature!r}")
+    return float(temperature)
+
+
+class NetworkPrior:
+    """A network's softmax over the legal actions, as a PUCT prior (see the module docstring).
+
+    Parameters
+    ----------
+    path : str or Path
+        Weights file from ``gamut train`` (``ppo``, ``nfsp`` or ``dmc``), verified on loading.
+    network_game : pyspiel.Game
+        The game the weights were trained on (its string must match the file's).
+    tensor : callable
+        ``tensor(state, player) -> float32 (D,)``: the network's input tensor (without the seat
+        one-hot, which is added here) of ``player`` at a search state.
+    temperature : float
+        Softmax temperature (> 0): 1 is the network's own policy, larger flattens it.
+
+    Raises
+    ------
+    ValueError
+        A damaged or mismatched file (``RLFileError``), an algorithm without a playable head,
+        or a temperature that is not a finite number > 0.
+    """
+
+    def __init__(self, path, network_game: pyspiel.Game, tensor: Tensor, temperature: float = 1.0):
+        self.temperature = check_temperature(temperature)
+        self.params, self.metadata = load_weights(path, network_game)
+        algorithm = self.metadata.get("algorithm")
+        if algorithm not in HEADS:
+            raise RLFileError(f"weights {path} were trained by {algorithm!r}; a prior needs one of "
+                              f"{', '.join(HEADS)}")
+        self.head = HEADS[algorithm]
+        self.num_players = network_game.num_players()
+        self.num_actions = network_game.num_distinct_actions()
+        info_state = self.metadata["input"].startswith("information_state")
+        width = (network_game.information_state_tensor_size() if info_state
+                 else network_game.observation_tensor_size())
+        width += self.num_players if self.num_players > 1 else 0
+        # A file written before the action head existed has no policy_head: it is flat (dmc always scores actions).
+        kind = "actions" if algorithm == "dmc" else self.metadata.get("policy_head", "flat")
+        if kind not in ("flat", "actions"):
+            raise RLFileError(f"weights {path} have policy head {kind!r}; a prior reads 'flat' and 'actions'")
+        self.features = None
+        outputs = self.num_actions
+        if kind == "actions":
+            self.features = action_features(network_game)
+            expected = (features_name(network_game), int(self.features.size))
+            if (self.metadata.get("action_features"), self.metadata.get("feature_size")) != expected:
+                raise RLFileError(f"weights {path} were trained on action features "
+                                  f"{self.metadata.get('action_features')!r}; {network_game} has {expected[0]!r}")
+            width, outputs = width + self.features.size, 1
+        sizes = layer_sizes(self.params, self.head)
+        if sizes[0] != width or sizes[-1] != outputs:
+            raise RLFileError(f"weights {path} take {sizes[0]} inputs and give {sizes[-1]} outputs; "
+                              f"{network_game} needs {width} and {outputs}")
+        self.tensor = tensor
+
+    def scores(self, state, player: int, legal: list[int]) -> np.ndarray:
+        """The network's scores float64 ``(len(legal),)`` of the actions ``legal`` of ``player`` at ``state``."""
+        x = policy_input(np.asarray(self.tensor(state, player), np.float32)[None], np.array([player]),
+                         self.num_players)
+        if self.features is None:
+            logits = forward(self.params, self.head, x)
+        else:
+            mask = np.zeros((1, self.num_actions), np.bool_)
+            mask[0, legal] = True
+            feats = None if self.features.one_hot else self.features(x, mask)
+            logits = score_actions(self.params, self.head, x, feats)
+        return logits[0, legal].astype(np.float64)
+
+    def __call__(self, state, player: int) -> list[float]:
+        """Probabilities of ``state.legal_actions()`` (in that order), summing to 1."""
+        legal = state.legal_actions()
+        z = self.scores(state, player, legal) / self.temperature
+        z = np.exp(z - z.max())
+        return (z / z.sum()).tolist()
