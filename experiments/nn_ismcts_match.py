@@ -1,0 +1,135 @@
+"""Paired matches of ``nn_ismcts`` against ``ismcts`` at the same wall time per move, resumable.
+
+    python -m gamut.experiments.nn_ismcts_match poke --seconds 0.1 --pairs 60 --seed 1 \\
+        --a-option c_puct=1.0 --out results/nn_ismcts/poke_final
+    python -m gamut.experiments.nn_ismcts_match palace --seconds 0.1 --pairs 150 --seed 1 \\
+        --out results/nn_ismcts/palace_final
+
+``poke``: pairs of full rubbers (``poke(mode=rubber)``), the same deals with the
+seats swapped (``gamut.solvers.poke.match``); a pair's sample is A's mean
+above-the-line margin over its two rubbers. ``palace``: four-player Palace
+Poker deals, each played in all four seat rotations of the lineup A, B, A, B
+with common random deals (``gamut.solvers.palace_poker.match``); a deal's
+sample is A's mean chips per hand minus B's. Both report the mean with a 95%
+t interval over the samples (``n`` = pairs or deals).
+
+Each finished sample is appended to ``<out>.jsonl`` at once, so an
+interrupted run resumes where it stopped; ``<out>.json`` holds the summary
+and the provenance (toolkit and game versions, git commit, seeds, options,
+machine). Both sides search for ``--seconds`` of wall time a move on one
+thread: time-budgeted play depends on the machine's load and is not
+reproducible move for move; the deals and the bots' seeds are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+GAMES = {"poke": "poke(mode=rubber)", "palace": "palace_poker(players=4)"}
+
+
+def _options(items: list[str]) -> dict:
+    from gamut.experiments.validate import parse_options
+
+    return parse_options(items, "--a-option")
+
+
+def _done(path: Path) -> dict[int, dict]:
+    if not path.is_file():
+        return {}
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return {row["index"]: row for row in rows}
+
+
+def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b_options: dict,
+        out: Path, a_name: str = "nn_ismcts", b_name: str = "ismcts") -> dict:
+    """Play (or resume) the match; returns the summary written to ``<out>.json``."""
+    import gamut.envs  # noqa: F401  (registers the games)
+    from gamut.envs.loading import load_game
+    from gamut.experiments.provenance import command_record
+    from gamut.solvers.bots import make_bot
+    from gamut.solvers.stats import mean_ci
+
+    if game_key not in GAMES:
+        raise ValueError(f"unknown game {game_key!r}; choose one of {', '.join(GAMES)}")
+    if not seconds > 0:
+        raise ValueError(f"--seconds must be > 0, got {seconds}")
+    game = load_game(GAMES[game_key])
+    opts = {a_name: {**a_options, "seconds": seconds}, b_name: {**b_options, "seconds": seconds}}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    log = out.with_suffix(".jsonl")
+    done = _done(log)
+    start = time.perf_counter()
+    if game_key == "poke":
+        from gamut.solvers.poke.match import match_seeds, pyspiel_margins
+
+        seeds = match_seeds(seed, pairs)
+        for i, s in enumerate(seeds):
+            if i in done:
+                continue
+            t = time.perf_counter()
+            margins = pyspiel_margins(game, lambda p, q: make_bot(game, a_name, p, q, **opts[a_name]),
+                                      lambda p, q: make_bot(game, b_name, p, q, **opts[b_name]), [s])[0]
+            done[i] = {"index": i, "seed": int(s), "margins": margins.tolist(), "sample": float(margins.mean()),
+                       "seconds": time.perf_counter() - t}
+            with log.open("a") as handle:
+                handle.write(json.dumps(done[i]) + "\n")
+        unit = "pairs of rubbers; sample = A's mean above-the-line margin per rubber over the pair"
+    else:
+        from gamut.solvers.palace_poker.match import rotated_deal
+
+        lineup = [a_name, b_name, a_name, b_name]
+        for i in range(pairs):
+            if i in done:
+                continue
+            t = time.perf_counter()
+            chips = rotated_deal(game, lineup, lambda name, seat, q: make_bot(game, name, seat, q, **opts[name]),
+                                 seed, i)
+            done[i] = {"index": i, "deal": i, "chips": chips, "sample": chips[a_name] - chips[b_name],
+                       "seconds": time.perf_counter() - t}
+            with log.open("a") as handle:
+                handle.write(json.dumps(done[i]) + "\n")
+        unit = ("deals x 4 seat rotations (lineup A, B, A, B); sample = A's mean chips per hand minus B's "
+                "over the deal's rotations")
+    samples = np.array([done[i]["sample"] for i in range(pairs)])
+    est = mean_ci(samples)
+    summary = {"game": str(game), "agent_a": a_name, "agent_b": b_name, "options": opts,
+               "seconds_per_move": seconds, "seed": seed, "n": est.n, "unit": unit,
+               "mean_diff": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high,
+               "play_seconds": sum(done[i]["seconds"] for i in range(pairs)),
+               "this_run_seconds": time.perf_counter() - start, "threads": 1,
+               "reproducible": "deals and bot seeds are; time-budgeted moves are not",
+               **command_record(["python -m gamut.experiments.nn_ismcts_match", *sys.argv[1:]])}
+    out.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("game", choices=sorted(GAMES))
+    parser.add_argument("--seconds", type=float, required=True, help="wall seconds per move, both sides")
+    parser.add_argument("--pairs", type=int, required=True, help="Poke: pairs of rubbers; Palace: deals")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--a-option", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--b-option", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--a", default="nn_ismcts", help="agent A (default: %(default)s)")
+    parser.add_argument("--b", default="ismcts", help="agent B (default: %(default)s)")
+    parser.add_argument("--out", type=Path, required=True, help="path without suffix: writes .jsonl and .json")
+    args = parser.parse_args(argv)
+    if args.pairs < 1:
+        parser.error(f"--pairs must be >= 1, got {args.pairs}")
+    summary = run(args.game, args.seconds, args.pairs, args.seed, _options(args.a_option), _options(args.b_option),
+                  args.out, args.a, args.b)
+    print(json.dumps({k: summary[k] for k in ("agent_a", "agent_b", "options", "n", "mean_diff", "ci95_low",
+                                             "ci95_high", "play_seconds")}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,267 @@
+"""PUCT in the generic ISMCTS, network priors, and the ``nn_ismcts`` agents of Poke and Palace Poker."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+
+import gamut.envs  # noqa: F401  (registers the games)
+from gamut.envs.loading import load_game
+from gamut.solvers.bots import bot_names, make_bot
+from gamut.solvers.ismcts import ISMCTS, checked_priors
+from gamut.solvers.search.prior import NetworkPrior
+
+KUHN_KING_FACING_BET = (2, 0, 0, 1)  # deal K to player 0 and J to 1; 0 checks, 1 bets
+
+
+def _kuhn_state():
+    game = pyspiel.load_game("kuhn_poker")
+    state = game.new_initial_state()
+    for action in KUHN_KING_FACING_BET:
+        state.apply_action(action)
+    return game, state
+
+
+def _uniform(state, player):
+    return [1.0] * len(state.legal_actions())
+
+
+def _random_play(state, rng, stop=lambda s: False):
+    """Advance ``state`` by uniformly random moves until it is terminal or ``stop(state)``; yields decision states."""
+    while not state.is_terminal() and not stop(state):
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            continue
+        yield state
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.integers(len(legal))])
+
+
+# ---- PUCT in the generic search ----------------------------------------------------------------
+
+@pytest.mark.parametrize("c", [0.5, 1.0, 2.0])
+def test_puct_with_a_uniform_prior_finds_the_call_with_the_king(c):
+    game, state = _kuhn_state()
+    plain = ISMCTS(game).search(state, np.random.default_rng(0), iterations=400)
+    puct = ISMCTS(game, uct_c=c, prior=_uniform).search(state, np.random.default_rng(0), iterations=400)
+    assert plain.best_action() == puct.best_action() == 1
+    assert sum(puct.visits) == 400 and min(puct.visits) >= 1  # the losing fold was tried, then left
+    assert puct.mean_returns[1] == pytest.approx(2.0)
+
+
+def test_puct_explores_more_with_a_larger_constant():
+    game, state = _kuhn_state()
+    folds = [ISMCTS(game, uct_c=c, prior=_uniform).search(state, np.random.default_rng(0), iterations=400).visits[0]
+             for c in (0.25, 1.0, 4.0)]
+    assert folds[0] < folds[1] < folds[2]
+
+
+def test_puct_follows_a_confident_prior_before_the_returns_overrule_it():
+    game, state = _kuhn_state()
+
+    def fold_first(s, player):  # at the root: 0.99 on the fold, which loses 1 where the call wins 2
+        legal = s.legal_actions()
+        return [0.99, 0.01] if s.history() == list(KUHN_KING_FACING_BET) else [1.0] * len(legal)
+
+    few = ISMCTS(game, uct_c=1.0, prior=fold_first).search(state, np.random.default_rng(0), iterations=6)
+    many = ISMCTS(game, uct_c=1.0, prior=fold_first).search(state, np.random.default_rng(0), iterations=2000)
+    assert few.visits[0] > few.visits[1]
+    assert many.best_action() == 1
+
+
+def test_the_prior_is_asked_once_per_information_set_over_its_legal_actions():
+    game, state = _kuhn_state()
+    calls = []
+
+    def recording(s, player):
+        calls.append((s.information_state_string(player), len(s.legal_actions())))
+        return [1.0] * len(s.legal_actions())
+
+    ISMCTS(game, uct_c=1.0, prior=recording).search(state, np.random.default_rng(0), iterations=300)
+    keys = [key for key, _ in calls]
+    assert len(keys) == len(set(keys)) >= 1
+    assert all(count == 2 for _, count in calls)
+
+
+@pytest.mark.parametrize("bad", [[1.0], [1.0, 1.0, 1.0], [0.5, -0.1], [0.0, 0.0], [np.nan, 1.0], [np.inf, 1.0]])
+def test_a_prior_that_is_not_a_distribution_over_the_legal_actions_is_refused(bad):
+    game, state = _kuhn_state()
+    with pytest.raises(ValueError, match="prior"):
+        ISMCTS(game, prior=lambda s, p: bad).search(state, np.random.default_rng(0), iterations=10)
+
+
+def test_checked_priors_normalises():
+    assert checked_priors([1, 3], 2) == [0.25, 0.75]
+
+
+def test_a_prior_that_is_not_callable_is_refused():
+    with pytest.raises(ValueError, match="prior must be a callable"):
+        ISMCTS(pyspiel.load_game("kuhn_poker"), prior=[0.5, 0.5])
+
+
+def test_puct_search_is_reproducible():
+    game, state = _kuhn_state()
+    runs = [ISMCTS(game, prior=_uniform).search(state, np.random.default_rng(5), iterations=300) for _ in range(2)]
+    assert runs[0].visits == runs[1].visits and runs[0].mean_returns == runs[1].mean_returns
+
+
+# ---- network priors ---------------------------------------------------------------------------
+
+def test_poke_search_tensor_is_the_pyspiel_information_state_tensor():
+    from gamut.solvers.poke.nn_search import DealTensor, prior_network
+    from gamut.solvers.poke.search import DealState
+
+    _, network_game = prior_network(load_game("poke(mode=rubber)"), "")
+    tensor = DealTensor(network_game)
+    rng = np.random.default_rng(3)
+    for state in _random_play(network_game.new_initial_state(), rng):
+        p = state.current_player()
+        assert np.array_equal(tensor(DealState.of(state), p), np.asarray(state.information_state_tensor(p), np.float32))
+
+
+def test_palace_search_tensor_is_the_pyspiel_information_state_tensor():
+    from gamut.solvers.palace_poker.nn_search import PalaceTensor
+
+    game = load_game("palace_poker(players=4)")
+    tensor = PalaceTensor(game)
+    for state in _random_play(game.new_initial_state(), np.random.default_rng(4)):
+        p = state.current_player()
+        assert np.array_equal(tensor(state, p), np.asarray(state.information_state_tensor(p), np.float32))
+
+
+def test_poke_prior_covers_exactly_the_search_candidates_and_matches_the_policy_network():
+    from gamut.solvers.poke.nn_search import deal_prior, prior_network
+    from gamut.solvers.poke.search import DealState
+    from gamut.solvers.rl.neural_bot import make_ppo_bot
+
+    game = load_game("poke(mode=rubber)")
+    prior = deal_prior(game)
+    _, network_game = prior_network(game, "")
+    checked = 0
+    for state in _random_play(network_game.new_initial_state(), np.random.default_rng(5)):
+        deal = DealState.of(state)
+        candidates = deal.legal_actions()
+        probs = prior(deal, state.current_player())
+        assert len(probs) == len(candidates) and sum(probs) == pytest.approx(1.0) and min(probs) > 0
+        # Over the candidates, the prior is the network's policy renormalised.
+        policy = dict(make_ppo_bot(network_game, state.current_player(), 0, "", True).step_with_policy(state)[0])
+        expected = np.array([policy[a] for a in candidates])
+        assert np.allclose(probs, expected / expected.sum(), atol=1e-6)
+        checked += 1
+    assert checked > 5
+
+
+def test_palace_prior_is_the_policy_network_over_the_legal_actions():
+    from gamut.solvers.palace_poker.nn_search import palace_prior
+    from gamut.solvers.rl.neural_bot import make_ppo_bot
+
+    game = load_game("palace_poker(players=4)")
+    prior = palace_prior(game, temperature=1.0)
+    hotter = palace_prior(game, temperature=4.0)
+    for state in _random_play(game.new_initial_state(), np.random.default_rng(6)):
+        p = state.current_player()
+        policy = make_ppo_bot(game, p, 0, "", True).step_with_policy(state)[0]
+        assert np.allclose(prior(state, p), [q for _, q in policy], atol=1e-6)
+        assert [a for a, _ in policy] == state.legal_actions()
+        if len(policy) > 1:  # a higher temperature flattens the prior
+            assert np.ptp(hotter(state, p)) <= np.ptp(prior(state, p)) + 1e-12
+
+
+def test_network_prior_refuses_weights_of_another_game():
+    from gamut.solvers.palace_poker.nn_search import PalaceTensor
+    from gamut.solvers.rl.shipped import shipped_path
+
+    game = load_game("palace_poker(players=4)")
+    poke_weights = shipped_path("ppo", load_game("poke(mode=deal,trick_value=0.0)"))
+    with pytest.raises(ValueError, match="trained on"):
+        NetworkPrior(poke_weights, game, PalaceTensor(game))
+
+
+# ---- the agents ---------------------------------------------------------------------------------
+
+def test_nn_ismcts_is_listed_where_a_prior_network_ships():
+    assert "nn_ismcts" in bot_names("poke(mode=rubber)")
+    assert "nn_ismcts" in bot_names("poke(mode=deal)")
+    assert "nn_ismcts" in bot_names("palace_poker(players=4)")
+    assert "nn_ismcts" not in bot_names("poke(num_ranks=3,num_suits=2,hand_size=2)")
+    assert "nn_ismcts" not in bot_names("palace_poker(players=3)")
+
+
+@pytest.mark.parametrize("game_string, options, message", [
+    ("poke(mode=rubber)", {"temperature": 0.0}, "temperature"),
+    ("poke(mode=rubber)", {"c_puct": -1.0}, "uct_c"),
+    ("poke(mode=rubber)", {"seconds": -1.0}, "seconds"),
+    ("poke(mode=rubber)", {"weights": "no/such/file.npz"}, "file.npz"),
+    ("poke(mode=rubber)", {"playout": "smart"}, "play-out"),
+    ("palace_poker(players=4)", {"temperature": float("inf")}, "temperature"),
+    ("palace_poker(players=4)", {"c_puct": float("nan")}, "uct_c"),
+    ("palace_poker(players=4)", {"rollout": "smart"}, "rollout"),
+    ("palace_poker(players=4)", {"iterations": 0}, "iterations"),
+])
+def test_bad_options_are_refused_with_a_clear_error(game_string, options, message):
+    with pytest.raises(ValueError, match=message):
+        make_bot(game_string, "nn_ismcts", 0, 0, **options)
+
+
+def test_poke_weights_of_another_deck_are_refused():
+    from gamut.solvers.poke.nn_search import prior_network
+    from gamut.solvers.rl.shipped import shipped_path
+
+    palace_weights = str(shipped_path("ppo", load_game("palace_poker(players=4)")))
+    with pytest.raises(ValueError, match="one-deal Poke game"):
+        prior_network(load_game("poke(mode=rubber)"), palace_weights)
+
+
+def _first_searched_move(game_string, seed, rng_seed, **options):
+    game = load_game(game_string)
+    for state in _random_play(game.new_initial_state(), np.random.default_rng(rng_seed)):
+        if len(state.legal_actions()) > 1:
+            bot = make_bot(game, "nn_ismcts", state.current_player(), seed, **options)
+            return bot.step(state), bot.last_search.visits
+    raise AssertionError("the game ended without a choice")
+
+
+@pytest.mark.parametrize("game_string", ["poke(mode=rubber)", "palace_poker(players=4)"])
+def test_same_seed_same_move(game_string):
+    first = _first_searched_move(game_string, 11, 2, iterations=60)
+    again = _first_searched_move(game_string, 11, 2, iterations=60)
+    assert first == again
+    assert sum(first[1]) == 60
+
+
+def _play_through_pyspiel(game, bots, rng):
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            continue
+        action = bots[state.current_player()].step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+    return state.returns()
+
+
+def test_poke_nn_ismcts_plays_full_deals_through_pyspiel():
+    game = load_game("poke(mode=deal)")
+    rng = np.random.default_rng(0)
+    for deal in range(2):
+        bots = [make_bot(game, "nn_ismcts", 0, deal, iterations=30), make_bot(game, "heuristic", 1, deal)]
+        returns = _play_through_pyspiel(game, bots, rng)
+        assert returns[0] == -returns[1]
+
+
+def test_palace_nn_ismcts_plays_a_full_hand_at_every_seat_through_pyspiel():
+    game = load_game("palace_poker(players=4)")
+    bots = [make_bot(game, "nn_ismcts", p, p, iterations=20) for p in range(4)]
+    returns = _play_through_pyspiel(game, bots, np.random.default_rng(1))
+    assert sum(returns) == pytest.approx(0.0)
+
+
+def test_poke_nn_ismcts_plays_a_rubber_through_pyspiel():
+    game = load_game("poke(mode=rubber)")
+    bots = [make_bot(game, "nn_ismcts", 0, 0, iterations=20), make_bot(game, "ismcts", 1, 1, iterations=20)]
+    returns = _play_through_pyspiel(game, bots, np.random.default_rng(2))
+    assert returns[0] == -returns[1] and returns[0] != 0
