@@ -63,7 +63,8 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
     game = load_game(GAMES[game_key])
     opts = {a_name: {**a_options, "seconds": seconds}, b_name: {**b_options, "seconds": seconds}}
     out.parent.mkdir(parents=True, exist_ok=True)
-    log = out.with_suffix(".jsonl")
+    # Appended, not swapped: an out path like "palace_c0.5" has a dot of its own.
+    log = Path(f"{out}.jsonl")
     done = _done(log)
     start = time.perf_counter()
     if game_key == "poke":
@@ -106,7 +107,7 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
                "this_run_seconds": time.perf_counter() - start, "threads": 1,
                "reproducible": "deals and bot seeds are; time-budgeted moves are not",
                **command_record(["python -m gamut.experiments.nn_ismcts_match", *sys.argv[1:]])}
-    out.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
+    Path(f"{out}.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary
 
 
