@@ -131,10 +131,24 @@ def narrate(before, actor: int, action: int, after, viewer: int) -> list[str]:
             f"you held {hand_words(st[K.S_HAND + viewer])}"]
 
 
+# Rollouts of a hint at a draw decision: about a second on the full deck with every option.
+HINT_ROLLOUTS = 1000
+
+
+def advice(state, player: int, seed: int) -> str | None:
+    """At a draw decision, the doubling advisor's values of the six best options (None elsewhere)."""
+    if state.state[K.S_PHASE] != K.PH_DRAW:
+        return None
+    from gamut.solvers.poke.advisor import advise
+
+    answer = advise(state, rollouts=HINT_ROLLOUTS, seed=seed)
+    return f"hint: {answer.best.name}   (the doubling advisor)\n" + answer.table(limit=6)
+
+
 # The game's declaration names this view (``GAME.view``).
 VIEW = TableView(
     render=render, describe_action=describe_action, allows_undo=False, opponent=("ismcts", "heuristic"),
     hint=("cfr", "ismcts", "heuristic"), parse_action=parse_action, narrate=narrate,
     moves_help="  discard 5d Ad, play 9h 9s   the cards in any order and case ('play 10h' works too)",
-    return_unit="above-the-line points",
+    return_unit="above-the-line points", advice=advice,
 )

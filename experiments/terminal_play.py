@@ -100,6 +100,10 @@ class TableView:
     return_unit : str
         What the game's returns count, named in a search hint's values
         (``"mean above-the-line points in the search ..."``).
+    advice : callable ``(state, player, seed) -> str | None``, optional
+        The game's own answer to ``hint`` where it has one (Poke: the values
+        of every draw option at a draw decision); None elsewhere, where the
+        hint agent answers. ``seed`` makes the answer repeatable.
     """
 
     render: Callable[[pyspiel.State, int], str] = _generic_render
@@ -111,6 +115,7 @@ class TableView:
     moves_help: str = ""
     narrate: Callable[[pyspiel.State, int, int, pyspiel.State, int], list[str]] | None = None
     return_unit: str = "return"
+    advice: Callable[[pyspiel.State, int, int], str | None] | None = None
 
 
 # Views registered for games that declare none (another OpenSpiel game, for instance).
@@ -285,6 +290,11 @@ class PlaySession:
             timer.join()  # a notice already being written is finished before the answer
 
     def _hint(self) -> str:
+        if self.view.advice is not None:
+            seed = self.seed + len(self.state.history())
+            advice = self._thinking(lambda: self.view.advice(self.state, self.human, seed))
+            if advice is not None:
+                return advice
         bot = self.hint_bot
         bot.restart_at(self.state)
         for attribute in ("last_values", "last_search"):

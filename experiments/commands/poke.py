@@ -6,6 +6,9 @@
 - ``gamut poke train --algo {cfr+,mccfr}``: solve the small deal exactly (CFR+)
   or train the abstracted full-deal MCCFR, with checkpoint and resume.
 - ``gamut poke play --opponent NAME``: play a rubber against an agent.
+- ``gamut poke advise POSITION`` (or ``--deal-seed S``): the value of every
+  draw option at a draw decision, to the end of the match, with 95% CIs
+  (``gamut.solvers.poke.advisor``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from gamut.experiments.validate import (
     check_agent_name,
     check_long_run,
     check_output,
+    input_file,
     load_game_flag,
     measured_rate,
     memory_count,
@@ -40,6 +44,10 @@ from gamut.experiments.validate import (
 DEFAULT_GAME = "poke(mode=rubber)"
 # Memory held per pair of rubbers: its seed (8 bytes) and A's two margins (16 bytes).
 PAIR_BYTES = 24
+# The advisor's defaults (gamut.solvers.poke.advisor), repeated here so that --help imports no solver.
+ADVISOR_AGENT = "heuristic"
+ADVISOR_ROLLOUTS = 2000
+ADVISOR_MAX_ROLLOUTS = 10**7
 # Rubber pairs per compiled call when both agents are the heuristic: calls of a
 # fraction of a second keep the bar moving; the pairs are independent, so the
 # margins are those of one call.
@@ -92,6 +100,34 @@ def register(subparsers) -> None:
                       "else ismcts, which shows its search values)")
     play.add_argument("--seed", type=seed, default=0, help="seed of the deals (default: %(default)s)")
     play.set_defaults(handler=run_play)
+
+    advise = sub.add_parser(
+        "advise", help="value of every draw option at a draw decision, to the end of the match, with 95% CIs",
+        description="Expected above-the-line points from now to the end of the match of every legal draw option "
+                    "(stand, or discard and draw: a double, a redouble or the dealer's free draw), from rollouts "
+                    "that meet the same hidden cards, stock order and later deals for every option.")
+    advise.add_argument("position", nargs="?", type=input_file,
+                        help="saved position (the toolkit's plain-text state: 'gamut-state v1 <game>' and the "
+                             "action ids, as state.serialize() writes it), at a draw decision")
+    advise.add_argument("--deal-seed", type=seed, default=None,
+                        help="instead of a file: the first draw decision of a match whose first deal comes from "
+                             "this seed (the cards 'gamut poke match --seed' deals first)")
+    advise.add_argument("--game", default=DEFAULT_GAME,
+                        help="poke game string of --deal-seed (default: %(default)s)")
+    advise.add_argument("--opponent", default=ADVISOR_AGENT,
+                        help="agent playing the opponent's moves (default: %(default)s, compiled and fast; others "
+                             "play through pyspiel, much more slowly)")
+    advise.add_argument("--policy", default=ADVISOR_AGENT,
+                        help="agent playing your later moves, draws and tricks (default: %(default)s)")
+    for role in ("opponent", "policy"):
+        advise.add_argument(f"--{role}-option", action="append", default=[], metavar="NAME=VALUE",
+                            help=f"option of the --{role} agent (repeatable; e.g. double_below=0 for heuristic)")
+    advise.add_argument("--rollouts", type=whole(2, ADVISOR_MAX_ROLLOUTS), default=ADVISOR_ROLLOUTS,
+                        help="rollouts, each playing every option (default: %(default)s)")
+    advise.add_argument("--seed", type=seed, default=0, help="seed of the rollouts (default: %(default)s)")
+    add_json_flag(advise)
+    add_quiet_flag(advise)
+    advise.set_defaults(handler=run_advise)
 
 
 def _poke_game(text: str):
@@ -208,4 +244,49 @@ def run_play(args: argparse.Namespace) -> int:
     check_agent_name(game, args.opponent, "--opponent")
     check_agent_name(game, args.hint, "--hint")
     PlaySession(game, human=args.seat, opponent=args.opponent, hint=args.hint, seed=args.seed).run()
+    return 0
+
+
+def _advised_position(args: argparse.Namespace):
+    """The position of ``gamut poke advise``: the saved file, or the first draw decision of --deal-seed."""
+    from gamut.envs.serialization import deserialize_state
+    from gamut.solvers.poke.advisor import deal_position
+
+    if (args.position is None) == (args.deal_seed is None):
+        raise ValueError("give either a saved position file or --deal-seed S (not both, not neither)")
+    if args.position is None:
+        return deal_position(_poke_game(args.game), args.deal_seed)
+    if args.game != DEFAULT_GAME:
+        raise ValueError("--game applies to --deal-seed only: a saved position names its own game")
+    text = Path(args.position).read_bytes()
+    try:
+        state = deserialize_state(text)
+    except ValueError as err:
+        raise ValueError(f"position file {args.position!r}: {err}") from None
+    if state.get_game().get_type().short_name != "poke":
+        raise ValueError(f"position file {args.position!r} holds a {state.get_game().get_type().short_name} "
+                         "position; the advisor answers Poke draw decisions")
+    return state
+
+
+def run_advise(args: argparse.Namespace) -> int:
+    import json
+
+    from gamut.envs.poke import kernels as K
+    from gamut.solvers.poke.advisor import advise, require_draw_decision
+
+    state = _advised_position(args)
+    require_draw_decision(state)
+    options = {role: parse_options(getattr(args, f"{role}_option"), f"--{role}-option")
+               for role in ("opponent", "policy")}
+    drawer = int(state.state[K.S_DRAWER])
+    check_agent(state.get_game(), args.opponent, "--opponent", options["opponent"], 1 - drawer)
+    check_agent(state.get_game(), args.policy, "--policy", options["policy"], drawer)
+    with progress_bar(args, args.rollouts, "rollout", "advising") as bar:
+        advice = advise(state, opponent=args.opponent, policy=args.policy, rollouts=args.rollouts, seed=args.seed,
+                        opponent_options=options["opponent"], policy_options=options["policy"],
+                        progress=lambda done: bar.update(done - bar.n))
+    print(advice.table())
+    if args.json:
+        print(json.dumps(advice.as_dict()))
     return 0
