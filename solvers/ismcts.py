@@ -50,9 +50,13 @@ Given ``prior``, a callable ``prior(state, player) -> probabilities``, the
 search selects as AlphaZero does, with the prior over the legal actions of the
 acting player's information state (the policy network of a game, for
 instance): ``P_a`` is ``prior(state, player)[a]`` for ``a`` indexing
-``state.legal_actions()``, computed once, when the node is created from the
-first determinization that reaches it (so once per information set and
-search; nodes with a single legal action skip the call). ``Q_a`` is the
+``state.legal_actions()``, computed once per information set and search: at
+the root when the search starts, elsewhere at the node's second visit, from
+the determinization that reaches it then (nodes with a single legal action
+skip the call). A node's first visit takes a uniformly random action and
+ends the walk there, as UCB1's first expansion does: most nodes below the
+root are visited once, and a network's forward pass there would cost more
+than the play-out that values the leaf. ``Q_a`` is the
 action's mean return, or, while unvisited, the mean return of the node
 itself (0 before its first visit): an untried action is neither assumed to
 win nor to lose. ``N`` is the node's visit count, taken as at least 1 so that
@@ -167,6 +171,10 @@ def checked_priors(probabilities, count: int) -> list[float]:
     return (values / total).tolist()
 
 
+# The priors of a PUCT node not yet asked for them (compared by identity).
+PENDING: list[float] = []
+
+
 class _Node:
     """Statistics of one information set: per legal action, visits and mean return of its player.
 
@@ -176,6 +184,7 @@ class _Node:
     With ``priors`` (PUCT) nothing is left untried: selection alone decides
     when an action is first taken, and ``value`` (the mean return of the
     node's player over its visits) stands in for an unvisited action's mean.
+    ``priors`` is ``PENDING`` until the prior is asked (at the second visit).
     """
 
     __slots__ = ("actions", "visits", "means", "inv_roots", "untried", "count", "priors", "value")
@@ -335,7 +344,7 @@ class ISMCTS:
                 return resample(player, sampler)
 
         trees = [{} for _ in range(self.game.num_players())]
-        root = self._new_node(state, player)
+        root = self._new_node(state, player, ask=True)
         root_key = self._key(state, player)
         trees[player][root_key] = root
         first = determinize()
@@ -352,14 +361,14 @@ class ISMCTS:
         return SearchResult(list(root.actions), list(root.visits), means, done, evaluations,
                             sum(len(tree) for tree in trees), time.perf_counter() - start)
 
-    def _new_node(self, state: pyspiel.State, player: int) -> _Node:
-        """The node of ``player``'s information set at ``state``, with the prior's probabilities under PUCT."""
+    def _new_node(self, state: pyspiel.State, player: int, ask: bool = False) -> _Node:
+        """The node of ``player``'s information set at ``state``; under PUCT its priors, now if ``ask``, else PENDING."""
         actions = state.legal_actions()
         if self.prior is None:
             return _Node(actions)
         if len(actions) == 1:
             return _Node(actions, [1.0])
-        return _Node(actions, checked_priors(self.prior(state, player), len(actions)))
+        return _Node(actions, checked_priors(self.prior(state, player), len(actions)) if ask else PENDING)
 
     def _key(self, state: pyspiel.State, player: int) -> str:
         return state.information_state_string(player) if self._by_infostate else state.history_str()
@@ -374,6 +383,7 @@ class ISMCTS:
         evaluate = self.evaluate
         uct_c = self.uct_c
         new_node = self._new_node
+        prior = self.prior
         by_infostate = self._by_infostate
         num_players = len(trees)
         log, sqrt, clock, uniform, bits = math.log, math.sqrt, time.perf_counter, rnd.random, rnd.getrandbits
@@ -399,6 +409,15 @@ class ISMCTS:
                         node = tree[key] = new_node(state, player)
                 priors = node.priors
                 if priors is not None:
+                    if priors is PENDING:
+                        if node.count == 0:
+                            index = int(uniform() * len(node.actions))
+                            path.append((node, index, player))
+                            state.apply_action(node.actions[index])
+                            returns = evaluate(state, bits(63))
+                            evaluations += 1
+                            break
+                        priors = node.priors = checked_priors(prior(state, player), len(node.actions))
                     explore = uct_c * spread * sqrt(max(node.count, 1))
                     fpu = node.value
                     index, best, a = 0, -math.inf, 0

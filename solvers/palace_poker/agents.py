@@ -25,6 +25,7 @@ DEFAULT_ITERATIONS = 300
 DEFAULT_UCT_C = 0.5
 DEFAULT_C_PUCT = 1.0
 DEFAULT_TEMPERATURE = 1.0
+DEFAULT_MIX = 0.0
 
 
 def _prior_refusal(game) -> str | None:
@@ -77,6 +78,7 @@ register_bot(
         "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations", maximum=MAX_SECONDS_PER_MOVE),
         "c_puct": Option(float, DEFAULT_C_PUCT, "PUCT exploration constant, in units of the observed payoff spread"),
         "temperature": Option(float, DEFAULT_TEMPERATURE, "temperature of the prior's softmax (> 0)"),
+        "mix": Option(float, DEFAULT_MIX, "weight of the uniform distribution mixed into the prior, in [0, 1]"),
         "weights": Option(str, "", "prior network: a gamut train weights file of this game (default: the shipped "
                                    "ppo weights)"),
         "rollout": Option(str, "heuristic", "play-out policy of every seat: heuristic or random"),

@@ -27,6 +27,7 @@ from gamut.solvers.search.prior import NetworkPrior
 
 DEFAULT_C_PUCT = 1.0
 DEFAULT_TEMPERATURE = 1.0
+DEFAULT_MIX = 0.0
 
 
 class PalaceTensor:
@@ -42,12 +43,13 @@ class PalaceTensor:
         return out
 
 
-def palace_prior(game: pyspiel.Game, weights: str = "", temperature: float = DEFAULT_TEMPERATURE) -> NetworkPrior:
+def palace_prior(game: pyspiel.Game, weights: str = "", temperature: float = DEFAULT_TEMPERATURE,
+                 mix: float = DEFAULT_MIX) -> NetworkPrior:
     """The PUCT prior of ``nn_ismcts`` on ``game``: ``weights`` (empty: the shipped ``ppo`` file of ``game``)."""
     path = weights or shipped_path("ppo", game)
     if path is None:
         raise ValueError(f"nn_ismcts needs a prior network: {shipped_refusal('ppo', game)}")
-    return NetworkPrior(path, game, PalaceTensor(game), temperature)
+    return NetworkPrior(path, game, PalaceTensor(game), temperature, mix)
 
 
 class PalaceNNISMCTSBot(PalaceISMCTSBot):
@@ -67,6 +69,8 @@ class PalaceNNISMCTSBot(PalaceISMCTSBot):
         PUCT constant, in units of the observed payoff spread.
     temperature : float
         Temperature of the prior's softmax (> 0).
+    mix : float
+        Weight of the uniform distribution mixed into the prior, in [0, 1].
     weights : str
         Weights file from ``gamut train``; empty for the shipped ``ppo`` weights.
     rollout : {"heuristic", "random"}
@@ -77,8 +81,8 @@ class PalaceNNISMCTSBot(PalaceISMCTSBot):
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int = DEFAULT_ITERATIONS,
                  seconds: float = 0.0, c_puct: float = DEFAULT_C_PUCT, temperature: float = DEFAULT_TEMPERATURE,
-                 weights: str = "", rollout: str = "heuristic", rollouts: int = 1):
+                 mix: float = DEFAULT_MIX, weights: str = "", rollout: str = "heuristic", rollouts: int = 1):
         super().__init__(game, player, seed, iterations, seconds, c_puct, rollout, rollouts)
-        self.prior = palace_prior(game, weights, temperature)
+        self.prior = palace_prior(game, weights, temperature, mix)
         self._search = ISMCTS(game, uct_c=c_puct, evaluator=PalaceRollout(game, rollout), rollouts=rollouts,
                               prior=self.prior)

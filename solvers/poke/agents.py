@@ -28,6 +28,7 @@ DEFAULT_UCT_C = 0.3  # in units of the observed payoff spread
 DEFAULT_ROLLOUTS = 4
 DEFAULT_C_PUCT = 1.0  # in units of the observed payoff spread
 DEFAULT_TEMPERATURE = 1.0
+DEFAULT_MIX = 0.0
 
 _DECK = ("num_ranks", "num_suits", "hand_size")
 _FULL_DECK = {"num_ranks": 13, "num_suits": 4, "hand_size": 5}
@@ -113,6 +114,7 @@ register_bot(
         "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations", maximum=MAX_SECONDS_PER_MOVE),
         "c_puct": Option(float, DEFAULT_C_PUCT, "PUCT exploration constant, in units of the observed payoff spread"),
         "temperature": Option(float, DEFAULT_TEMPERATURE, "temperature of the prior's softmax (> 0)"),
+        "mix": Option(float, DEFAULT_MIX, "weight of the uniform distribution mixed into the prior, in [0, 1]"),
         "weights": Option(str, "", "prior network: a gamut train weights file of poke(mode=deal) with this deck "
                                    "(default: the shipped ppo weights)"),
         "trick_value": Option(float, DEFAULT_TRICK_VALUE, "above-the-line value of a below-the-line point"),

@@ -78,10 +78,10 @@ def prior_network(game: pyspiel.Game, weights: str) -> tuple[str, pyspiel.Game]:
     return str(path), network_game
 
 
-def deal_prior(game: pyspiel.Game, weights: str = "", temperature: float = 1.0) -> NetworkPrior:
+def deal_prior(game: pyspiel.Game, weights: str = "", temperature: float = 1.0, mix: float = 0.0) -> NetworkPrior:
     """The PUCT prior of ``nn_ismcts`` on ``game``: a network's softmax over the candidate actions."""
     path, network_game = prior_network(game, weights)
-    return NetworkPrior(path, network_game, DealTensor(network_game), temperature)
+    return NetworkPrior(path, network_game, DealTensor(network_game), temperature, mix)
 
 
 class PokeNNISMCTSBot(PokeISMCTSBot):
@@ -90,22 +90,23 @@ class PokeNNISMCTSBot(PokeISMCTSBot):
     Parameters are those of :class:`gamut.solvers.poke.search.PokeISMCTSBot`, with
     ``c_puct`` (the PUCT constant, in units of the observed payoff spread) in
     place of ``uct_c``, plus ``weights`` (a weights file, empty for the shipped
-    one) and ``temperature`` (of the prior's softmax, > 0).
+    one), ``temperature`` (of the prior's softmax, > 0) and ``mix`` (the weight
+    of the uniform distribution mixed into the prior, in [0, 1]).
     """
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int, seconds: float, c_puct: float,
-                 temperature: float, weights: str, trick_value: float, playout: str, rollouts: int):
+                 temperature: float, mix: float, weights: str, trick_value: float, playout: str, rollouts: int):
         require_poke(game)
         super().__init__(game, player, seed, iterations, c_puct, trick_value, playout, "heuristic", rollouts, seconds)
-        self.prior = deal_prior(game, weights, temperature)
+        self.prior = deal_prior(game, weights, temperature, mix)
         self._search = ISMCTS(self._deal_game, uct_c=c_puct, evaluator=PokeRollout(playout, rollouts),
                               prior=self.prior)
 
 
 def make_nn_ismcts_bot(game, player: int, seed: int, iterations: int, seconds: float, c_puct: float,
-                       temperature: float, weights: str, trick_value: float, playout: str,
+                       temperature: float, mix: float, weights: str, trick_value: float, playout: str,
                        rollouts: int) -> PokeNNISMCTSBot:
     """Registry factory of the Poke ``nn_ismcts`` agent."""
-    return PokeNNISMCTSBot(game, player, seed, iterations, seconds, c_puct, temperature, weights, trick_value,
+    return PokeNNISMCTSBot(game, player, seed, iterations, seconds, c_puct, temperature, mix, weights, trick_value,
                            playout, rollouts)
 
