@@ -85,6 +85,22 @@ def test_the_prior_is_asked_once_per_information_set_over_its_legal_actions():
     assert all(count == 2 for _, count in calls)
 
 
+def test_the_prior_is_asked_at_the_root_and_at_second_visits_only():
+    game = pyspiel.load_game("leduc_poker")
+    state = game.new_initial_state()
+    for action in (0, 3):  # deal: a jack to player 0 and a queen to 1
+        state.apply_action(action)
+    asked = []
+
+    def recording(s, player):
+        asked.append(s.information_state_string(player))
+        return [1.0] * len(s.legal_actions())
+
+    result = ISMCTS(game, uct_c=1.0, prior=recording).search(state, np.random.default_rng(0), iterations=300)
+    assert asked[0] == state.information_state_string(0)
+    assert 1 < len(asked) < result.num_nodes  # nodes visited once were never asked
+
+
 @pytest.mark.parametrize("bad", [[1.0], [1.0, 1.0, 1.0], [0.5, -0.1], [0.0, 0.0], [np.nan, 1.0], [np.inf, 1.0]])
 def test_a_prior_that_is_not_a_distribution_over_the_legal_actions_is_refused(bad):
     game, state = _kuhn_state()
@@ -169,6 +185,19 @@ def test_palace_prior_is_the_policy_network_over_the_legal_actions():
             assert np.ptp(hotter(state, p)) <= np.ptp(prior(state, p)) + 1e-12
 
 
+def test_the_uniform_mix_of_the_prior():
+    from gamut.solvers.palace_poker.nn_search import palace_prior
+
+    game = load_game("palace_poker(players=4)")
+    uniform, half, sharp = (palace_prior(game, mix=m) for m in (1.0, 0.5, 0.0))
+    for state in _random_play(game.new_initial_state(), np.random.default_rng(8)):
+        p, n = state.current_player(), len(state.legal_actions())
+        assert np.allclose(uniform(state, p), 1.0 / n)
+        assert np.allclose(half(state, p), 0.5 * np.array(sharp(state, p)) + 0.5 / n)
+    with pytest.raises(ValueError, match="uniform mix"):
+        palace_prior(game, mix=1.5)
+
+
 def test_network_prior_refuses_weights_of_another_game():
     from gamut.solvers.palace_poker.nn_search import PalaceTensor
     from gamut.solvers.rl.shipped import shipped_path
@@ -197,6 +226,8 @@ def test_nn_ismcts_is_listed_where_a_prior_network_ships():
     ("poke(mode=rubber)", {"playout": "smart"}, "play-out"),
     ("palace_poker(players=4)", {"temperature": float("inf")}, "temperature"),
     ("palace_poker(players=4)", {"c_puct": float("nan")}, "uct_c"),
+    ("poke(mode=rubber)", {"mix": -0.1}, "uniform mix"),
+    ("palace_poker(players=4)", {"mix": 2.0}, "uniform mix"),
     ("palace_poker(players=4)", {"rollout": "smart"}, "rollout"),
     ("palace_poker(players=4)", {"iterations": 0}, "iterations"),
 ])
