@@ -4,6 +4,7 @@
         --a-option c_puct=1.0 --out results/nn_ismcts/poke_final
     python -m gamut.experiments.nn_ismcts_match palace --seconds 0.1 --pairs 150 --seed 1 \\
         --out results/nn_ismcts/palace_final
+    python -m gamut.experiments.nn_ismcts_match poke --speed --seconds 0.1 --pairs 40 --out results/nn_ismcts/poke_speed
 
 ``poke``: pairs of full rubbers (``poke(mode=rubber)``), the same deals with the
 seats swapped (``gamut.solvers.poke.match``); a pair's sample is A's mean
@@ -16,7 +17,8 @@ t interval over the samples (``n`` = pairs or deals).
 Each finished sample is appended to ``<out>.jsonl`` at once, so an
 interrupted run resumes where it stopped; ``<out>.json`` holds the summary
 and the provenance (toolkit and game versions, git commit, seeds, options,
-machine). Both sides search for ``--seconds`` of wall time a move on one
+machine). ``--speed`` measures instead the iterations a second of both
+searches on the same positions. Both sides search for ``--seconds`` of wall time a move on one
 thread: time-budgeted play depends on the machine's load and is not
 reproducible move for move; the deals and the bots' seeds are.
 """
@@ -47,6 +49,22 @@ def _done(path: Path) -> dict[int, dict]:
     return {row["index"]: row for row in rows}
 
 
+def _warm_up(game, opts: dict) -> None:
+    """One search by each agent on a fresh deal's first choice: loads the compiled kernels before any timed move."""
+    from gamut.solvers.bots import make_bot
+
+    rng = np.random.default_rng(0)
+    state = game.new_initial_state()
+    while state.is_chance_node() or len(state.legal_actions()) < 2:
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+        else:
+            state.apply_action(state.legal_actions()[0])
+    for name, options in opts.items():
+        make_bot(game, name, state.current_player(), 0, **options).step(state)
+
+
 def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b_options: dict,
         out: Path, a_name: str = "nn_ismcts", b_name: str = "ismcts") -> dict:
     """Play (or resume) the match; returns the summary written to ``<out>.json``."""
@@ -66,6 +84,7 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
     # Appended, not swapped: an out path like "palace_c0.5" has a dot of its own.
     log = Path(f"{out}.jsonl")
     done = _done(log)
+    _warm_up(game, opts)
     start = time.perf_counter()
     if game_key == "poke":
         from gamut.solvers.poke.match import match_seeds, pyspiel_margins
@@ -111,6 +130,50 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
     return summary
 
 
+def speed(game_key: str, seconds: float, positions: int, seed: int, a_options: dict, b_options: dict, out: Path,
+          a_name: str = "nn_ismcts", b_name: str = "ismcts") -> dict:
+    """Iterations a second of A's and B's searches on the same ``positions`` decisions; writes ``<out>.json``.
+
+    The positions are the decisions with more than one legal action met while
+    the heuristic plays every seat from ``seed``'s deals; each agent searches
+    each of them for ``seconds``.
+    """
+    import gamut.envs  # noqa: F401  (registers the games)
+    from gamut.envs.loading import load_game
+    from gamut.experiments.provenance import command_record
+    from gamut.solvers.bots import make_bot
+
+    game = load_game(GAMES[game_key])
+    opts = {a_name: {**a_options, "seconds": seconds}, b_name: {**b_options, "seconds": seconds}}
+    _warm_up(game, opts)
+    rng = np.random.default_rng(seed)
+    totals = {a_name: [0, 0.0], b_name: [0, 0.0]}
+    found = 0
+    while found < positions:
+        state = game.new_initial_state()
+        while not state.is_terminal() and found < positions:
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            player = state.current_player()
+            if len(state.legal_actions()) > 1:
+                for name in totals:
+                    bot = make_bot(game, name, player, found, **opts[name])
+                    bot.step(state)
+                    if bot.last_search is not None:
+                        totals[name][0] += bot.last_search.iterations
+                        totals[name][1] += bot.last_search.seconds
+                found += 1
+            state.apply_action(make_bot(game, "heuristic", player, found).step(state))
+    summary = {"game": str(game), "options": opts, "positions": positions, "seed": seed,
+               "iterations_per_second": {name: it / sec for name, (it, sec) in totals.items()},
+               "search_seconds": {name: sec for name, (_, sec) in totals.items()},
+               **command_record(["python -m gamut.experiments.nn_ismcts_match", *sys.argv[1:]])}
+    Path(f"{out}.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=sorted(GAMES))
@@ -122,9 +185,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--a", default="nn_ismcts", help="agent A (default: %(default)s)")
     parser.add_argument("--b", default="ismcts", help="agent B (default: %(default)s)")
     parser.add_argument("--out", type=Path, required=True, help="path without suffix: writes .jsonl and .json")
+    parser.add_argument("--speed", action="store_true",
+                        help="measure iterations a second on --pairs positions instead of playing")
     args = parser.parse_args(argv)
     if args.pairs < 1:
         parser.error(f"--pairs must be >= 1, got {args.pairs}")
+    if args.speed:
+        summary = speed(args.game, args.seconds, args.pairs, args.seed, _options(args.a_option),
+                        _options(args.b_option), args.out, args.a, args.b)
+        print(json.dumps(summary["iterations_per_second"]))
+        return 0
     summary = run(args.game, args.seconds, args.pairs, args.seed, _options(args.a_option), _options(args.b_option),
                   args.out, args.a, args.b)
     print(json.dumps({k: summary[k] for k in ("agent_a", "agent_b", "options", "n", "mean_diff", "ci95_low",
