@@ -38,6 +38,7 @@ BASES = {
     ("poke", "match"): ["--agents", "heuristic", "heuristic", "--rubbers", "1"],
     ("poke", "train"): ["--algo", "cfr+", "--iterations", "1", "--out", "{tmp}/policy.npz"],
     ("poke", "play"): [],
+    ("poke", "advise"): ["--deal-seed", "1", "--rollouts", "2", "--quiet"],
     ("palace", "match"): ["--agents", "random", "random", "--hands", "1"],
     ("palace", "play"): [],
     ("squares", "eval"): ["--agent", "random", "--deals", "1"],
