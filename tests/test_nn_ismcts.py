@@ -245,6 +245,18 @@ def test_poke_weights_of_another_deck_are_refused():
         prior_network(load_game("poke(mode=rubber)"), palace_weights)
 
 
+@pytest.mark.parametrize("game_string, network_game", [
+    ("poke(mode=rubber)", "poke(mode=deal,trick_value=0.0)"),
+    ("palace_poker(players=4)", "palace_poker(players=4)"),
+])
+def test_a_weights_file_given_by_path_plays_as_the_shipped_default(game_string, network_game):
+    from gamut.solvers.rl.shipped import shipped_path
+
+    path = str(shipped_path("ppo", load_game(network_game)))
+    assert _first_searched_move(game_string, 3, 9, iterations=40, weights=path) == \
+        _first_searched_move(game_string, 3, 9, iterations=40)
+
+
 def _first_searched_move(game_string, seed, rng_seed, **options):
     game = load_game(game_string)
     for state in _random_play(game.new_initial_state(), np.random.default_rng(rng_seed)):
