@@ -5,6 +5,7 @@
     python -m gamut.experiments.nn_ismcts_match palace --seconds 0.1 --pairs 150 --seed 1 \\
         --out results/nn_ismcts/palace_final
     python -m gamut.experiments.nn_ismcts_match poke --speed --seconds 0.1 --pairs 40 --out results/nn_ismcts/poke_speed
+    python -m gamut.experiments.nn_ismcts_match collect results/nn_ismcts     # matches.csv and matches.png
 
 ``poke``: pairs of full rubbers (``poke(mode=rubber)``), the same deals with the
 seats swapped (``gamut.solvers.poke.match``); a pair's sample is A's mean
@@ -174,7 +175,59 @@ def speed(game_key: str, seconds: float, positions: int, seed: int, a_options: d
     return summary
 
 
+def collect(folder: Path) -> list[dict]:
+    """Gather every match summary (``*.json`` with a ``mean_diff``) under ``folder`` into ``folder/matches.csv``,
+    and draw ``folder/matches.png``: A's mean margin with its 95% CI for each game and configuration."""
+    import csv
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = []
+    for path in sorted(folder.rglob("*.json")):
+        summary = json.loads(path.read_text())
+        if "mean_diff" not in summary:
+            continue
+        a_opts = {k: v for k, v in summary["options"][summary["agent_a"]].items() if k != "seconds"}
+        rows.append({"file": str(path.relative_to(folder)), "game": summary["game"].split("(")[0],
+                     "agent_a": summary["agent_a"], "agent_b": summary["agent_b"],
+                     "a_options": " ".join(f"{k}={v}" for k, v in sorted(a_opts.items())),
+                     "seconds_per_move": summary["seconds_per_move"], "seed": summary["seed"], "n": summary["n"],
+                     "mean_diff": summary["mean_diff"], "ci95_low": summary["ci95_low"],
+                     "ci95_high": summary["ci95_high"], "git_commit": summary["git_commit"]})
+    if not rows:
+        raise ValueError(f"no match summaries under {folder}")
+    with (folder / "matches.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    games = sorted({r["game"] for r in rows})
+    fig, axes = plt.subplots(len(games), 1, figsize=(9, 1.2 + 0.45 * len(rows)), squeeze=False)
+    units = {"poke": "points per rubber (pairs of rubbers)", "palace_poker": "chips per hand (deals x 4 rotations)"}
+    for ax, game in zip(axes[:, 0], games):
+        mine = [r for r in rows if r["game"] == game]
+        y = np.arange(len(mine))
+        ax.hlines(y, [r["ci95_low"] for r in mine], [r["ci95_high"] for r in mine], color="tab:blue", lw=3)
+        ax.plot([r["mean_diff"] for r in mine], y, "o", color="black", ms=4)
+        ax.axvline(0.0, color="grey", lw=0.8)
+        ax.set_yticks(y, [f"{r['a_options']}, {r['seconds_per_move']} s/move, n={r['n']}" for r in mine], fontsize=7)
+        ax.set_title(f"{game}: nn_ismcts minus ismcts, same time per move", fontsize=9)
+        ax.set_xlabel(f"mean difference with 95% CI, {units.get(game, '')}", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(folder / "matches.png", dpi=110)
+    plt.close(fig)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["collect"]:
+        if len(argv) != 2:
+            raise SystemExit("usage: python -m gamut.experiments.nn_ismcts_match collect FOLDER")
+        print(f"{len(collect(Path(argv[1])))} summaries -> {argv[1]}/matches.csv, matches.png")
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=sorted(GAMES))
     parser.add_argument("--seconds", type=float, required=True, help="wall seconds per move, both sides")
