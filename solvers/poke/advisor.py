@@ -441,3 +441,34 @@ def deal_position(game, deal_seed: int):
     while state.is_chance_node():
         state.apply_action(int(next_card(state.state, game.cfg, order, len(order))))
     return state
+
+
+def first_draw_position(cfg: np.ndarray, hand: str, below=(0, 0), games=(0, 0), above=(0, 0)) -> np.ndarray:
+    """Kernel state of the non-dealer's first draw (seat 0; seat 1 deals) holding ``hand`` at a chosen score.
+
+    ``hand`` names the cards (``"Kc Kd 3h 7s 9d"``); ``below``, ``games`` and
+    ``above`` are (seat 0, seat 1). The dealer's cards are the lowest others
+    of the deck (the advisor redraws them). The deal number is even (seat 1
+    deals the even deals) and grows with the games won: 8 deals a game.
+    """
+    from gamut.envs.cards import parse_cards
+
+    cards = [int(c) for c in parse_cards(hand)]
+    size = int(cfg[K.C_HAND_SIZE])
+    deck = [c for c in range(52) if (int(cfg[K.C_DECK]) >> c) & 1]
+    if len(cards) != size or len(set(cards)) != size or not set(cards) <= set(deck):
+        raise ValueError(f"hand {hand!r} must name {size} different cards of the deck")
+    for name, pair, high in (("below", below, K.GAME_TARGET - 1), ("games", games, K.GAMES_TO_WIN_RUBBER - 1),
+                             ("above", above, 10**6)):
+        if len(pair) != 2 or not all(isinstance(v, (int, np.integer)) and 0 <= v <= high for v in pair):
+            raise ValueError(f"{name}={pair!r} must be two whole numbers in 0..{high}")
+    st = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    K.init_state(st, cfg)
+    for field_, pair in ((K.S_BELOW, below), (K.S_GAMES, games), (K.S_ABOVE, above)):
+        st[field_], st[field_ + 1] = pair
+    st[K.S_DEALS_DONE] = 8 * (games[0] + games[1])
+    others = [c for c in deck if c not in cards]
+    for mine, theirs in zip(cards, others):
+        K.apply_action(st, cfg, mine)
+        K.apply_action(st, cfg, theirs)
+    return st
