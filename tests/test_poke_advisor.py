@@ -345,3 +345,70 @@ def test_the_hint_of_terminal_play_is_the_advisor_at_draw_decisions():
     session.run()
     text = "\n".join(lines)
     assert "hint: " in text and "(the doubling advisor)" in text and "95% CI over 1,000 rollouts" in text
+
+
+def test_point_values_by_score_are_the_same_samples_with_the_sheet_they_were_taken_at():
+    from gamut.solvers.poke.heuristic import heuristic_action, make_params
+    from gamut.solvers.poke.match import deal_order, match_seeds, next_card
+    from gamut.solvers.poke.point_value import context_moments, point_value_contexts, point_value_samples
+    from gamut.solvers.stats import combine_moments
+
+    game = pyspiel.load_game(RUBBER)
+    seeds = match_seeds(3, 400)
+    samples, context = point_value_contexts(game.cfg, make_params(), seeds)
+    assert np.array_equal(samples, point_value_samples(game.cfg, make_params(), seeds))
+    # Reference: each rubber replayed through pyspiel, the sheet read at the start of every deal.
+    params = make_params()
+    for i in range(0, 400, 40):
+        seed = int(seeds[i])
+        full = game.new_initial_state()
+        sheets = []
+        while not full.is_terminal():
+            st = full.state
+            if full.is_chance_node():
+                if st[K.S_NUM_DEALT] == 0 and st[K.S_PHASE] == K.PH_DEAL:
+                    sheets.append((int(st[K.S_BELOW]), int(st[K.S_BELOW + 1]), int(st[K.S_GAMES]),
+                                   int(st[K.S_GAMES + 1])))
+                order = deal_order(game.cfg, seed, int(st[K.S_DEALS_DONE]))
+                full.apply_action(int(next_card(st, game.cfg, order, len(order))))
+            else:
+                full.apply_action(int(heuristic_action(st, game.cfg, params)))
+        x = _splitmix64(seed ^ 0x5DEECE66D)
+        deal, seat = x % len(sheets), (x >> 32) & 1
+        b0, b1, g0, g1 = sheets[deal]
+        expected = (b0, b1, g0, g1) if seat == 0 else (b1, b0, g1, g0)
+        assert tuple(context[i]) == expected
+    rows = context_moments(samples, context)
+    assert sum(r["n"] for r in rows) == 400
+    n, mean, _ = combine_moments([r["n"] for r in rows], [r["mean"] for r in rows], [r["m2"] for r in rows])
+    assert n == 400 and mean == pytest.approx(samples.mean())
+
+
+def test_first_draw_positions_hold_the_hand_and_the_score():
+    from gamut.solvers.poke.advisor import first_draw_position
+
+    game = pyspiel.load_game(RUBBER)
+    st = first_draw_position(game.cfg, "Kc Kd 3h 7s 9d", below=(4, 18), games=(1, 0), above=(150, 50))
+    assert st[K.S_PHASE] == K.PH_DRAW and st[K.S_DRAWER] == 0 and st[K.S_DEALER] == 1
+    assert K.popcount(st[K.S_HAND]) == K.popcount(st[K.S_HAND + 1]) == 5
+    assert [st[K.S_BELOW], st[K.S_BELOW + 1], st[K.S_GAMES], st[K.S_GAMES + 1]] == [4, 18, 1, 0]
+    advice = advise_array(st, game.cfg, rollouts=20)
+    assert advice.position["hand"] == "3h 7s 9d Kc Kd" and advice.position["below"] == [4, 18]
+    for hand, kwargs, message in (("Kc Kd 3h 7s", {}, "5 different cards"), ("Kc Kc 3h 7s 9d", {}, "more than once"),
+                                  ("Kc Kd 3h 7s 9d", {"below": (20, 0)}, "below"),
+                                  ("Kc Kd 3h 7s 9d", {"games": (2, 0)}, "games")):
+        with pytest.raises(ValueError, match=message):
+            first_draw_position(game.cfg, hand, **kwargs)
+
+
+def test_the_studys_hands_and_scores_are_checked():
+    from gamut.experiments.trials.poke_doubling import parse_contexts, parse_hands
+
+    assert parse_hands(["high pair=Kc Kd 3h 7s 9d"]) == {"high pair": "Kc Kd 3h 7s 9d"}
+    assert parse_contexts(["rubber game=0,18,1,1"]) == {"rubber game": (0, 18, 1, 1)}
+    for bad in ("high pair=Kc Kd 3h 7s", "Kc Kd 3h 7s 9d", "x=Kc Kd 3h 7s Zz"):
+        with pytest.raises(ValueError, match="decision hand"):
+            parse_hands([bad])
+    for bad in ("a=0,0,0", "a=20,0,0,0", "a=0,0,2,0", "0,0,0,0", "a=x,0,0,0"):
+        with pytest.raises(ValueError, match="decision context"):
+            parse_contexts([bad])
