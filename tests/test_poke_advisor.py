@@ -412,3 +412,11 @@ def test_the_studys_hands_and_scores_are_checked():
     for bad in ("a=0,0,0", "a=20,0,0,0", "a=0,0,2,0", "0,0,0,0", "a=x,0,0,0"):
         with pytest.raises(ValueError, match="decision context"):
             parse_contexts([bad])
+
+
+def test_the_commands_defaults_are_the_advisors():
+    from gamut.experiments.commands import poke as command
+    from gamut.solvers.poke import advisor
+
+    assert (command.ADVISOR_AGENT, command.ADVISOR_ROLLOUTS, command.ADVISOR_MAX_ROLLOUTS) == (
+        advisor.DEFAULT_AGENT, advisor.DEFAULT_ROLLOUTS, advisor.MAX_ROLLOUTS)
