@@ -6,6 +6,9 @@
   (:mod:`gamut.solvers.poker_squares.grid_bots`);
 - ``net`` and ``net_search``: bots on the learned afterstate value network
   (:mod:`gamut.solvers.poker_squares.net_bots`), refused in the open variant.
+- every search agent (``expectimax*``, ``mc*``, ``net_search``) takes
+  ``endgame`` = K: exact play once K cells or fewer are empty
+  (:mod:`gamut.solvers.poker_squares.endgame`).
 - ``random``: the registry's generic uniformly random agent plays Poker
   Squares as well; its placements are those of ``kernels.rollout_scores``
   without ``greedy``, whose American mean the tests check against the
@@ -31,6 +34,8 @@ TABLE_OPTION = Option(str, "", "learned table file (default: the game's point sy
 CROSSLINE_WEIGHTS_OPTION = Option(str, "", "cross-line correction file (default: the game's point system under "
                                   "results/poker_squares/)")
 NET_WEIGHTS_OPTION = Option(str, "", "value-network file (default: results/poker_squares/net_<scoring>.npz)")
+ENDGAME_OPTION = Option(int, 0, "play exactly (solvers.poker_squares.endgame) once this many cells or fewer are empty: "
+                        "0 (off) or 1..8; a move takes about 1.6 s at 6, minutes at 8")
 
 
 def refuse_open(game: pyspiel.Game) -> str | None:
@@ -53,6 +58,7 @@ def _expectimax_options(depth: int, keep: int, crossline: bool = False) -> dict:
         "deepen_at": Option(int, 0, "cards on the grid from which the full depth is searched (one ply less before)"),
         "seconds_per_game": Option(float, 0.0, "time budget per game: sample the next card until each move's "
                                    "share runs out (0: every next card, exact)", maximum=MAX_SECONDS_PER_GAME),
+        "endgame": ENDGAME_OPTION,
     }
 
 
@@ -74,6 +80,7 @@ def _mc_options(seconds: float, policy: str, depth: int, keep: int, blend: float
         "crossline": Option(bool, crossline, "add the cross-line correction to the learned values (policy, cut, "
                             "ranking)"),
         "weights": CROSSLINE_WEIGHTS_OPTION,
+        "endgame": ENDGAME_OPTION,
     }
 
 
@@ -114,5 +121,6 @@ register_bot("net_search", "poker_squares", f"{_NET_BOTS}:NetSearchBot",
              {"weights": NET_WEIGHTS_OPTION,
               "seconds_per_game": Option(float, 0.0, "time budget per game: sample the next cards until each "
                                          "move's share runs out (0: every next card, exact)",
-                                         maximum=MAX_SECONDS_PER_GAME)},
+                                         maximum=MAX_SECONDS_PER_GAME),
+              "endgame": ENDGAME_OPTION},
              supports=refuse_open)

@@ -35,6 +35,12 @@
 - ``mc_cross``: ``mc_learned`` with the cross-line correction (option
   ``crossline`` of ``mc``) in the ranking, the rollout policy and the cut.
 
+Every search agent (``expectimax``, ``expectimax_deep``, ``expectimax_cross``,
+``mc``, ``mc_learned``, ``mc_cross``) takes ``endgame`` = K: once K cells or
+fewer are empty it plays the move of highest exact value
+(:mod:`gamut.solvers.poker_squares.endgame`), and its time budget is shared
+among the moves it still searches.
+
 The learned table is that of the game's point system, read from
 ``results/poker_squares/`` (``gamut squares train`` makes it); ``table``
 names another file. The correction is read from there too (``gamut squares
@@ -58,6 +64,7 @@ from gamut.envs.rng import rng_state, shuffle
 from gamut.envs.poker_squares import kernels as K
 from gamut.solvers.poker_squares import search as S
 from gamut.solvers.poker_squares.crossline import NO_WEIGHTS, corrected_cell, load_weights
+from gamut.solvers.poker_squares.endgame import checked_endgame, endgame_choice
 from gamut.solvers.poker_squares.learned import learned_cell
 from gamut.solvers.poker_squares.training import load_values
 from gamut.solvers.seat_bots import SeatBot
@@ -74,6 +81,11 @@ def _check_game(game: pyspiel.Game, name: str) -> None:
 
 def _table(game: pyspiel.Game, table: str) -> np.ndarray:
     return load_values(tuple(game.cfg[K.C_POINTS:]), table or None)
+
+
+def _searched_moves(placed: int, endgame: int) -> int:
+    """Placements still to search from this one on: the last is forced, the last ``endgame`` are solved exactly."""
+    return max(K.NUM_CELLS - placed - max(endgame, 1), 1)
 
 
 class GreedyBot(SeatBot):
@@ -156,7 +168,8 @@ class ExpectimaxBot(SquaresBot):
     VALUES_MEANING = "estimated final score"
 
     def __init__(self, game, player, seed, table, depth=2, width=3, keep=0, deepen_at=0, seconds_per_game=0.0,
-                 crossline=False, weights=""):
+                 crossline=False, weights="", endgame=0):
+        self._endgame = checked_endgame(self.name, endgame)
         if depth not in (2, 3, 4) or width < 1 or keep < 0 or not 0 <= deepen_at <= K.NUM_CELLS \
                 or seconds_per_game < 0:
             raise ValueError(f"{self.name} needs depth 2, 3 or 4, width >= 1, keep >= 0, deepen_at in 0..25 and "
@@ -172,6 +185,10 @@ class ExpectimaxBot(SquaresBot):
         placed = int(work[K.S_NUM_PLACED + self._player])
         if placed == 0:
             self._left = self._seconds
+        exact = endgame_choice(work, self._player, self._cfg, self._endgame)
+        if exact is not None:
+            self.last_values = exact[1]
+            return exact[0]
         cands = np.empty(K.NUM_CELLS, np.int64)
         cands = cands[:S.candidate_cells(work, self._player, cands)]
         depth = self._depth if placed >= self._deepen_at else max(self._depth - 1, 2)
@@ -192,7 +209,7 @@ class ExpectimaxBot(SquaresBot):
         first = S.next_cards(work, self._player)
         if self._seconds > 0:
             shuffle(first, len(first), self._rng)
-            budget = self._left / max(K.NUM_CELLS - 1 - placed, 1)
+            budget = self._left / _searched_moves(placed, self._endgame)
             sums = np.zeros(len(cands), dtype=np.float64)
             done = 0
             while done < len(first):
@@ -217,7 +234,8 @@ class MonteCarloBot(SquaresBot):
     name = "mc"
 
     def __init__(self, game, player, seed, table, simulations, seconds_per_game, policy, depth, keep=0,
-                 share="even", blend=0.0, crossline=False, weights=""):
+                 share="even", blend=0.0, crossline=False, weights="", endgame=0):
+        self._endgame = checked_endgame(self.name, endgame)
         if not 0.0 <= blend <= 1.0:
             raise ValueError(f"mc option blend must be in [0, 1], got {blend}")
         self._blend = blend
@@ -252,6 +270,9 @@ class MonteCarloBot(SquaresBot):
         placed = int(work[K.S_NUM_PLACED + self._player])
         if placed == 0:
             self._left = self._seconds
+        exact = endgame_choice(work, self._player, self._cfg, self._endgame)
+        if exact is not None:
+            return exact[0]
         cands = np.empty(K.NUM_CELLS, np.int64)
         cands = cands[:S.candidate_cells(work, self._player, cands)]
         if len(cands) == 1:
@@ -269,12 +290,12 @@ class MonteCarloBot(SquaresBot):
         sims = 0
         if self._seconds > 0:
             if self._share == "even":
-                # An equal share of the time left for each placement still to choose (the last is forced).
-                budget = self._left / max(K.NUM_CELLS - 1 - placed, 1)
+                # An equal share of the time left for each placement still to search.
+                budget = self._left / _searched_moves(placed, self._endgame)
             else:
                 # A share proportional to the cells to try, against the empty cells of every later choice.
                 cap = self._keep or K.NUM_CELLS
-                later = sum(min(K.NUM_CELLS - q, cap) for q in range(placed + 1, K.NUM_CELLS - 1))
+                later = sum(min(K.NUM_CELLS - q, cap) for q in range(placed + 1, K.NUM_CELLS - max(self._endgame, 1)))
                 budget = self._left * len(cands) / (len(cands) + later)
             while True:
                 S.mc_batch(work, self._player, self._cfg, HAND_TABLE, self._values, cands, _BATCH, self._rng,

@@ -11,6 +11,8 @@
   cell valued on the same cards, until the move's share of the time left
   (an equal share for each choice still to make) runs out or every card is
   taken; with 0 every next card is enumerated (exact and deterministic).
+  With ``endgame`` = K it plays exactly once K cells or fewer are empty
+  (:mod:`gamut.solvers.poker_squares.endgame`).
 
 Both play the standard deal, one or two players (each maximises the
 expected score of its own grid), and refuse the open variant, where the
@@ -42,6 +44,7 @@ from gamut.envs.poker_squares import kernels as K
 from gamut.envs.rng import rng_state, shuffle
 from gamut.solvers.poker_squares import net_model as M
 from gamut.solvers.poker_squares.agents import refuse_open
+from gamut.solvers.poker_squares.endgame import checked_endgame, endgame_choice
 from gamut.solvers.poker_squares.search import candidate_cells, chance_cards
 from gamut.solvers.seat_bots import SeatBot
 
@@ -112,7 +115,8 @@ class NetSearchBot(NetBot):
 
     name = "net_search"
 
-    def __init__(self, game, player, seed, weights, seconds_per_game):
+    def __init__(self, game, player, seed, weights, seconds_per_game, endgame=0):
+        self._endgame = checked_endgame(self.name, endgame)
         if seconds_per_game < 0:
             raise ValueError(f"net_search option seconds_per_game must be >= 0, got {seconds_per_game}")
         super().__init__(game, player, seed, weights)
@@ -122,6 +126,9 @@ class NetSearchBot(NetBot):
         placed = int(work[K.S_NUM_PLACED + self._player])
         if placed == 0:
             self._left = self._seconds
+        exact = endgame_choice(work, self._player, self._cfg, self._endgame)
+        if exact is not None:
+            return exact[0]
         cands = np.empty(K.NUM_CELLS, np.int64)
         cands = cands[:candidate_cells(work, self._player, cands)]
         if len(cands) == 1:
@@ -134,7 +141,9 @@ class NetSearchBot(NetBot):
         sums = np.zeros(len(cands))
         if self._seconds > 0:
             shuffle(nexts, len(nexts), self._rng)
-            budget = self._left / max(K.NUM_CELLS - 1 - placed, 1)
+            # An equal share of the time left for each placement still to search (the last is forced, the
+            # last ``endgame`` solved exactly).
+            budget = self._left / max(K.NUM_CELLS - placed - max(self._endgame, 1), 1)
             done = 0
             while done < len(nexts):
                 batch = nexts[done:done + CHANCE_BATCH]
