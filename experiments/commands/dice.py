@@ -9,7 +9,9 @@ terminal with the optimal advisor as ``hint``: the same session as ``gamut play
 'poker_dice(variant=V,players=1)'`` (score sheet, help, hint, undo, Ctrl-D);
 ``gamut dice regret --variant V --agent A`` plays solitaire games with an agent
 and splits its gap to the optimum by kind of decision
-(:mod:`gamut.solvers.poker_dice.regret`).
+(:mod:`gamut.solvers.poker_dice.regret`); ``gamut dice imitate --variant V``
+trains the ``imitation`` agent, a policy network taught by the exact solution's
+option values (:mod:`gamut.solvers.poker_dice.imitation`).
 """
 
 from __future__ import annotations
@@ -27,13 +29,17 @@ from gamut.experiments.cli_output import (
     progress_bar,
 )
 from gamut.experiments.validate import (
+    MAX_STEPS,
     check_agent,
     check_agent_name,
+    check_output,
     check_seat,
     memory_count,
     output_file,
     output_problem,
+    output_folder,
     parse_options,
+    real,
     seed,
     whole,
 )
@@ -41,6 +47,8 @@ from gamut.experiments.validate import (
 VARIANTS = ("classic", "classic_banked", "yacht12", "yahtzee")
 JOKERS = ("free", "forced", "none")
 MAX_PLAYERS = 8
+# Games of one evaluation of an imitation run (as gamut train allows).
+MAX_GAMES = 1_000_000
 
 
 def register(subparsers) -> None:
@@ -113,6 +121,33 @@ def register(subparsers) -> None:
     add_json_flag(regret)
     add_quiet_flag(regret)
     regret.set_defaults(handler=run_regret)
+
+    imitate = actions.add_parser(
+        "imitate", help="train the imitation agent: a policy network taught by the exact solution (not RL)",
+        description="Train a policy network (the imitation agent) on the exact option values of the solved "
+                    "variant, at the states its own play reaches (DAgger): checkpoints, resume, weights.npz "
+                    "and curve.csv in --out, as gamut train writes them.")
+    _add_variant_arguments(imitate)
+    imitate.add_argument("--steps", type=whole(1, MAX_STEPS), default=5_000_000,
+                         help="total decisions to train on; a resumed run continues up to this total "
+                              "(default: %(default)s)")
+    imitate.add_argument("--seed", type=seed, default=0, help="seed of weights, moves and games (default: 0)")
+    imitate.add_argument("--out", type=output_folder, default=None,
+                         help="output folder (default: train/imitation-VARIANT in the current folder)")
+    imitate.add_argument("--resume", action="store_true", help="continue the run whose checkpoint is in --out")
+    imitate.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                         help="change a hyperparameter, e.g. --set hidden=512x512 (an unknown name lists them)")
+    imitate.add_argument("--eval-every", type=whole(1, MAX_STEPS), metavar="STEPS",
+                         help="evaluate (and checkpoint) every STEPS decisions (default: a tenth of --steps)")
+    imitate.add_argument("--eval-games", type=whole(2, MAX_GAMES), default=1000,
+                         help="games of each periodic evaluation (default: %(default)s)")
+    imitate.add_argument("--final-games", type=whole(2, MAX_GAMES), default=10_000,
+                         help="games of the final evaluation (default: %(default)s)")
+    imitate.add_argument("--checkpoint-minutes", type=real(0, above=True), default=5.0, metavar="M",
+                         help="also checkpoint every M minutes of training (default: %(default)s)")
+    add_json_flag(imitate)
+    add_quiet_flag(imitate)
+    imitate.set_defaults(handler=run_imitate)
 
     ranking = actions.add_parser("ranking", help="ranking game solved: win share of every seat")
     ranking.add_argument("--players", type=whole(2, MAX_PLAYERS), required=True, help="number of seats, 2..8")
@@ -280,6 +315,70 @@ def run_regret(args: argparse.Namespace) -> int:
     if args.out is not None:
         write_json(Path(args.out), {**result, "seconds": round(seconds, 3), "provenance": command_record(args.argv)})
         notice(args, f"wrote {args.out}")
+    return 0
+
+
+def run_imitate(args: argparse.Namespace) -> int:
+    import gamut.envs  # noqa: F401  (registers the games)
+    from gamut.envs.loading import load_game
+    from gamut.solvers.rl.checkpoint import checkpoint_identity
+
+    _check_joker(args)
+    joker = f",joker={args.joker}" if args.variant == "yahtzee" else ""
+    game = load_game(f"poker_dice(variant={args.variant},players=1{joker})")
+    name = f"imitation-{args.variant}" + (f"-{args.joker}" if joker else "")
+    out = Path(args.out or Path("train") / name)
+    if args.out is None:
+        check_output(out, "--out", folder=True)  # the default folder, checked as a given one is by its type
+    checkpoint = out / "checkpoint.npz"
+    if args.resume:
+        if not checkpoint.is_file():
+            raise ValueError(f"--resume: there is no checkpoint {checkpoint} to resume")
+        try:
+            found = checkpoint_identity(checkpoint)
+        except ValueError as err:
+            raise ValueError(f"--resume: {err}") from None
+        if found["steps"] > args.steps:
+            raise ValueError(f"--steps {args.steps:,} is below the {found['steps']:,} steps the checkpoint "
+                             f"{checkpoint} already holds; --steps is a total")
+    elif checkpoint.exists():
+        raise ValueError(f"--out: {out} already holds a checkpoint; pass --resume to continue it "
+                         "or choose another --out")
+    try:
+        import jax  # noqa: F401
+        import optax  # noqa: F401
+    except ImportError:
+        raise ValueError("gamut dice imitate needs JAX and optax: pip install 'gamut[train]'") from None
+    from gamut.solvers.poker_dice.imitation import ImitationTrainer, make_config
+    from gamut.solvers.rl.training import train
+
+    try:
+        config = make_config(parse_options(args.set, "--set"))
+    except ValueError as err:
+        raise ValueError(f"--set: {err}") from None
+    trainer = ImitationTrainer(str(game), args.seed, config, solution=_solve(args))
+    if args.resume:
+        notice(args, f"resuming {checkpoint} at {found['steps']:,} steps")
+    with progress_bar(args, total=args.steps, unit="step", desc="imitation training",
+                      initial=min(trainer.steps, args.steps)) as bar:
+        def progress(done, row, finished):
+            bar.set_description_str("imitation training", refresh=False)
+            bar.update(min(done, args.steps) - bar.n)
+            recent = f"{sum(finished) / len(finished):.4g}" if finished else "-"
+            bar.set_postfix_str(f"loss {trainer.last_loss:.4g}, score {recent}, eval {row['mean_return']:.4g}",
+                                refresh=False)
+
+        def evaluating(games, final):
+            bar.set_description_str(f"imitation {'final evaluation' if final else 'evaluating'}: {games:,} games")
+
+        summary = train(trainer, args.steps, out, resume=args.resume, eval_every=args.eval_every,
+                        eval_games=args.eval_games, final_games=args.final_games,
+                        checkpoint_seconds=60.0 * args.checkpoint_minutes, progress=progress,
+                        evaluating=evaluating)
+    timing = {"train_seconds": summary.pop("seconds"), "train_cpu_seconds": summary.pop("cpu_seconds"),
+              "wall_seconds": summary.pop("wall_seconds")}
+    emit_result({**summary, **timing, "optimum": trainer.solution.expected_score,
+                 "weights": str(out / "weights.npz")}, args.json)
     return 0
 
 

@@ -5,7 +5,9 @@
 - ``greedy``: the same tables with every future value zero (best immediate score);
 - ``mcts``: OpenSpiel's Python MCTS with random roll-outs (:mod:`gamut.solvers.search.mcts_bot`);
 - ``ppo_turn``: the shipped PPO run's value network between turns, exact
-  planning inside each turn (:mod:`gamut.solvers.poker_dice.planner`).
+  planning inside each turn (:mod:`gamut.solvers.poker_dice.planner`);
+- ``imitation``: a policy network alone, taught by the exact solution's option
+  values at the states its own play reaches (:mod:`gamut.solvers.poker_dice.imitation`).
 
 ``optimal``, ``greedy`` and ``ppo_turn`` play the scorecard variants, not the
 ranking game; ``ppo_turn`` plays one-player games with shipped PPO weights (or
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from gamut.solvers.bots import MAX_ITERATIONS_PER_MOVE, Option, register_bot
 from gamut.solvers.rl.checkpoint import holds_value_network
-from gamut.solvers.rl.shipped import shipped_path, shipped_weights
+from gamut.solvers.rl.shipped import shipped_path, shipped_refusal, shipped_weights
 
 
 def _scorecard_only(game) -> str | None:
@@ -72,4 +74,22 @@ register_bot(
     "PPO's value network judges the card between turns; exact expectimax plans each turn (NumPy forward pass)",
     {"weights": Option(str, "", "PPO weights file trained with score_rewards (default: the shipped weights)")},
     supports=_planner_refusal,
+)
+
+
+def _imitation_refusal(game) -> str | None:
+    if game.variant is None:
+        return "it plays scorecard variants, not the ranking game"
+    return shipped_refusal("imitation", game)
+
+
+register_bot(
+    "imitation",
+    "poker_dice",
+    "gamut.solvers.poker_dice.imitation:make_imitation_bot",
+    "policy network alone, trained on the exact solution's option values at its own states (not RL); "
+    "NumPy forward pass",
+    {"weights": Option(str, "", "weights file from gamut dice imitate (default: the shipped weights)")},
+    supports=_imitation_refusal,
+    lifted_by="weights",
 )

@@ -44,7 +44,7 @@ from gamut.solvers.stats import mean_ci
 
 ALGORITHMS = ("ppo", "nfsp", "dmc")
 # Algorithms whose agent plays its greedy action (NFSP samples its average policy).
-GREEDY_ALGORITHMS = ("ppo", "dmc")
+GREEDY_ALGORITHMS = ("ppo", "dmc", "imitation")
 CURVE_FIELDS = ("steps", "seconds", "cpu_seconds", "mean_return", "ci95_low", "ci95_high", "n", "exploitability")
 
 
