@@ -308,3 +308,12 @@ def test_poke_nn_ismcts_plays_a_rubber_through_pyspiel():
     bots = [make_bot(game, "nn_ismcts", 0, 0, iterations=20), make_bot(game, "ismcts", 1, 1, iterations=20)]
     returns = _play_through_pyspiel(game, bots, np.random.default_rng(2))
     assert returns[0] == -returns[1] and returns[0] != 0
+
+
+def test_the_registry_defaults_are_the_search_defaults():
+    from gamut.solvers.bots import bot_specs
+    from gamut.solvers.palace_poker import nn_search as palace
+
+    options = bot_specs("palace_poker(players=4)")["nn_ismcts"].options
+    assert (options["c_puct"].default, options["temperature"].default, options["mix"].default) == \
+        (palace.DEFAULT_C_PUCT, palace.DEFAULT_TEMPERATURE, palace.DEFAULT_MIX)

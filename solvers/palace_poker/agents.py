@@ -23,9 +23,9 @@ from gamut.solvers.rl.shipped import shipped_refusal
 
 DEFAULT_ITERATIONS = 300
 DEFAULT_UCT_C = 0.5
-DEFAULT_C_PUCT = 1.0
-DEFAULT_TEMPERATURE = 1.0
-DEFAULT_MIX = 0.0
+DEFAULT_C_PUCT = 0.5  # as gamut.solvers.palace_poker.nn_search.DEFAULT_C_PUCT
+DEFAULT_TEMPERATURE = 20.0
+DEFAULT_MIX = 0.25
 
 
 def _prior_refusal(game) -> str | None:

@@ -26,9 +26,11 @@ DEFAULT_TRICK_VALUE = 34.0  # as gamut.solvers.poke.policies.DEFAULT_TRICK_VALUE
 DEFAULT_ITERATIONS = 200
 DEFAULT_UCT_C = 0.3  # in units of the observed payoff spread
 DEFAULT_ROLLOUTS = 4
-DEFAULT_C_PUCT = 1.0  # in units of the observed payoff spread
-DEFAULT_TEMPERATURE = 1.0
-DEFAULT_MIX = 0.0
+# nn_ismcts: chosen in short paired matches against ismcts (results/nn_ismcts/README.md); the
+# shipped policy is nearly deterministic, and a larger c_puct made the search follow it and lose.
+DEFAULT_C_PUCT = 0.5  # in units of the observed payoff spread
+DEFAULT_TEMPERATURE = 10.0
+DEFAULT_MIX = 0.25
 
 _DECK = ("num_ranks", "num_suits", "hand_size")
 _FULL_DECK = {"num_ranks": 13, "num_suits": 4, "hand_size": 5}
