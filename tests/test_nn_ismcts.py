@@ -174,8 +174,8 @@ def test_palace_prior_is_the_policy_network_over_the_legal_actions():
     from gamut.solvers.rl.neural_bot import make_ppo_bot
 
     game = load_game("palace_poker(players=4)")
-    prior = palace_prior(game, temperature=1.0)
-    hotter = palace_prior(game, temperature=4.0)
+    prior = palace_prior(game, temperature=1.0, mix=0.0)
+    hotter = palace_prior(game, temperature=4.0, mix=0.0)
     for state in _random_play(game.new_initial_state(), np.random.default_rng(6)):
         p = state.current_player()
         policy = make_ppo_bot(game, p, 0, "", True).step_with_policy(state)[0]
