@@ -51,6 +51,7 @@ EXPERIMENTS: dict[str, str] = {
     "poke_doubling": "gamut.experiments.trials.poke_doubling",
     "poker_squares_agents": "gamut.experiments.trials.poker_squares_agents",
     "poker_squares_bounds": "gamut.experiments.trials.poker_squares_bounds",
+    "poker_squares_endgame": "gamut.experiments.trials.poker_squares_endgame",
     "palace_tournament": "gamut.experiments.trials.palace_tournament",
     "dice_optimal": "gamut.experiments.trials.dice_optimal",
     "dice_ranking": "gamut.experiments.trials.dice_ranking",

@@ -8,7 +8,8 @@ learned`` the tighter information-relaxation bound; ``gamut squares
 train`` learns the partial-line values of a point system (checkpointed,
 resumable) and ``gamut squares train-crossline`` fits the cross-line
 correction on top of them (``gamut.solvers.poker_squares.crossline``); ``gamut squares
-play`` lets a person play with hints.
+endgame --position FILE`` solves a saved position with at most 8 empty cells exactly
+(``gamut.solvers.poker_squares.endgame``); ``gamut squares play`` lets a person play with hints.
 """
 
 from __future__ import annotations
@@ -202,6 +203,15 @@ def register(subparsers) -> None:
                           "net_american.npz)")
     _add_output_flags(net)
     net.set_defaults(handler=run_train_net)
+
+    end = actions.add_parser("endgame", help="exact optimal expected score of a saved position with 1..8 empty "
+                             "cells (and of each cell for the next card)")
+    end.add_argument("--position", required=True, type=input_file,
+                     help="text file: five rows of five cards ('..' for an empty cell, e.g. 'Ac Kc .. 5d 9h'), then "
+                          "optionally a line 'next: CARD', the card to place; every other card may come next")
+    _add_scoring(end)
+    _add_output_flags(end)
+    end.set_defaults(handler=run_endgame)
 
     play = actions.add_parser("play", help="play Poker Squares in the terminal with hints")
     _add_scoring(play)
@@ -398,6 +408,40 @@ def run_train_net(args) -> int:
     if args.export:
         summary["export"] = export(Path(args.out), Path(args.export), command)["sha256"]
     emit_result(summary, args.json)
+    return 0
+
+
+def run_endgame(args) -> int:
+    import time
+
+    import numpy as np
+
+    from gamut.envs.cards import NUM_CARDS, card_str
+    from gamut.envs.poker_squares import kernels as K
+    from gamut.solvers.poker_squares.endgame import endgame_move_values, endgame_value, parse_position
+
+    game = _game(args.scoring)
+    try:
+        grid, card = parse_position(Path(args.position).read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise ValueError(f"--position {args.position}: {err}") from None
+    seen = set(grid[grid >= 0].tolist()) | ({card} if card is not None else set())
+    unseen = np.array([c for c in range(NUM_CARDS) if c not in seen], dtype=np.int64)
+    started = time.perf_counter()
+    out = {"scoring": args.scoring, "empty_cells": int((grid < 0).sum())}
+    try:
+        if card is None:
+            out["value"] = endgame_value(grid, unseen, game.cfg)
+        else:
+            cells, values = endgame_move_values(grid, card, unseen, game.cfg)
+            best = int(np.argmax(values))
+            out.update({"next": card_str(card), "value": float(values[best]),
+                        "best_cell": f"row {cells[best] // K.GRID_SIZE} column {cells[best] % K.GRID_SIZE}"})
+            out.update({f"cell r{c // K.GRID_SIZE}c{c % K.GRID_SIZE}": float(v) for c, v in zip(cells, values)})
+    except ValueError as err:
+        raise ValueError(f"--position {args.position}: {err}") from None
+    out["seconds"] = time.perf_counter() - started
+    emit_result(out, args.json)
     return 0
 
 

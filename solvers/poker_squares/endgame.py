@@ -64,12 +64,16 @@ goes to cell 6 and a card of class 3 to cell 24, ``filled`` is
     >>> grid = np.arange(25, dtype=np.int64) + 27   # 27..51 on the grid
     >>> grid[[3, 24]] = -1                          # two cells empty: 30 and 51 unseen
     >>> unseen = np.array([c for c in range(52) if c not in grid], dtype=np.int64)
-    >>> value = endgame_value(grid, unseen, POINT_SYSTEMS["american"])
-    >>> round(value, 4) >= 0
-    True
+    >>> round(endgame_value(grid, unseen, POINT_SYSTEMS["american"]), 4)
+    127.1909
+    >>> cells, values = endgame_move_values(grid, 51, unseen[unseen != 51], POINT_SYSTEMS["american"])
+    >>> cells.tolist(), values.round(4).tolist()      # the ace of spades next: cell 24 is worth 41 more
+    ([3, 24], [122.0714, 163.0357])
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numba
 import numpy as np
@@ -77,6 +81,7 @@ import numpy as np
 from gamut.envs.cards import NUM_CARDS
 from gamut.envs.hands import HAND_TABLE, hand_strength5
 from gamut.envs.poker_squares import kernels as K
+from gamut.envs.rng import below, rng_state
 
 MAX_EMPTY = 8  # root empty cells the solver takes: 7-bit codes of 8 cells fill a 64-bit key
 _CODE_BITS = 7
@@ -654,3 +659,93 @@ def endgame_choice(state: np.ndarray, player: int, cfg: np.ndarray, endgame: int
         return None
     cells, values = state_move_values(state, player, cfg)
     return int(cells[int(np.argmax(values))]), [(int(c), float(v)) for c, v in zip(cells, values)]
+
+
+@numba.njit(cache=True)
+def _clairvoyant(grid, empties, card, unseen, perms, samples, seed, cfg, table, out):
+    rng = rng_state(seed)
+    k = empties.shape[0]
+    cards = np.empty(k, np.int64)
+    pool = unseen.copy()
+    work = grid.copy()
+    for s in range(samples):
+        # The card to place, then k - 1 of the unseen cards drawn without replacement.
+        cards[0] = card
+        for j in range(1, k):
+            pick = j - 1 + below(rng, pool.shape[0] - (j - 1))
+            pool[j - 1], pool[pick] = pool[pick], pool[j - 1]
+            cards[j] = pool[j - 1]
+        best = -np.inf
+        for p in range(perms.shape[0]):
+            for j in range(k):
+                work[empties[j]] = cards[perms[p, j]]
+            total = 0.0
+            for line in range(K.NUM_LINES):
+                total += _points(work, line, cfg, table)
+            best = max(best, total)
+        out[s] = best
+
+
+def clairvoyant_scores(grid, card, unseen, points, samples: int, seed: int) -> np.ndarray:
+    """Best final score of ``samples`` random completions of a position, each arranged knowing its cards.
+
+    The completion is ``card`` (the card to place) and k - 1 cards drawn
+    without replacement from ``unseen`` (int64 (n,)), for the k (1..8) empty
+    cells of ``grid``; each is worth the best of its k! arrangements. The mean
+    is an unbiased estimate of the clairvoyant upper bound of the position
+    (the mean best arrangement when every card to come is known in advance):
+    float64 (samples,), the same for the same ``seed``.
+    """
+    grid, unseen, known, empties, cfg = _checked(grid, unseen, [card], points)
+    if cfg.shape[0] == 10:
+        cfg = K.make_config(1, False, False, cfg)
+    if samples < 1:
+        raise ValueError(f"samples must be >= 1, got {samples}")
+    perms = np.array(list(itertools.permutations(range(len(empties)))), dtype=np.int64)
+    out = np.empty(samples, dtype=np.float64)
+    _clairvoyant(grid, empties, int(card), unseen, perms, int(samples), int(seed), cfg, HAND_TABLE, out)
+    return out
+
+
+def parse_position(text: str) -> tuple[np.ndarray, int | None]:
+    """A position from text: five rows of five cards (``..`` for an empty cell), then optionally ``next: CARD``.
+
+    Returns the grid (int64 (25,), -1 for empty) and the card to place, or
+    None when the next card is not dealt yet. Blank lines and lines starting
+    with ``#`` are ignored.
+
+    >>> grid, card = parse_position('''
+    ... Ac Kc Qc .. ..
+    ... 2d 3d 4d 5d ..
+    ... 7h 7s 9h Th Jh
+    ... 8c 8d 6s 6h Qs
+    ... Ks 3s 4c 5h 9d
+    ... next: 9c''')
+    >>> np.flatnonzero(grid < 0).tolist(), card
+    ([3, 4, 9], 28)
+    """
+    from gamut.envs.cards import parse_card
+
+    rows, card = [], None
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            if line.lower().startswith("next:"):
+                card = parse_card(line.split(":", 1)[1].strip())
+            else:
+                tokens = line.split()
+                if len(tokens) != K.GRID_SIZE:
+                    raise ValueError(f"a row holds 5 cards or '..', got {len(tokens)}")
+                rows.append([-1 if token == ".." else parse_card(token) for token in tokens])
+        except ValueError as err:
+            raise ValueError(f"line {number} ({line!r}): {err}") from None
+    if len(rows) != K.GRID_SIZE:
+        raise ValueError(f"a position has 5 rows of 5 cards ('..' for empty), then optionally 'next: CARD'; "
+                         f"got {len(rows)} rows")
+    grid = np.array(rows, dtype=np.int64).reshape(-1)
+    cards = grid[grid >= 0].tolist() + ([] if card is None else [card])
+    if len(set(cards)) != len(cards):
+        raise ValueError("a card appears twice in the position")
+    return grid, card
