@@ -12,8 +12,8 @@ from gamut.envs.hands import HAND_TABLE
 from gamut.envs.poker_squares import kernels as K
 from gamut.envs.poker_squares.game import POINT_SYSTEMS
 from gamut.solvers.bots import make_bot
-from gamut.solvers.poker_squares.endgame import (card_classes, endgame_move_values, endgame_value,
-                                                 state_move_values)
+from gamut.solvers.poker_squares.endgame import (card_classes, clairvoyant_scores, endgame_move_values,
+                                                 endgame_value, state_move_values)
 
 SCORINGS = {**POINT_SYSTEMS, "negative": (-3, 1, -2, 4, 7, -5, 9, 11, 3, -8)}
 
@@ -186,3 +186,54 @@ def test_bad_endgame_is_refused_naming_the_allowed_values(bad):
     for agent in ("expectimax_cross", "mc_cross", "net_search"):
         with pytest.raises(ValueError, match=r"endgame takes 0 \(off\) or a number of empty cells 1\.\.8"):
             make_bot(game, agent, seed=0, endgame=bad)
+
+
+def test_cli_solves_a_saved_position(tmp_path, capsys):
+    import json
+
+    from gamut.experiments.cli import main
+
+    position = tmp_path / "position.txt"
+    position.write_text("# three empty cells, the 9 of clubs to place\nAc Kc Qc .. ..\n2d 3d 4d 5d ..\n"
+                        "7h 7s 9h Th Jh\n8c 8d 6s 6h Qs\nKs 3s 4c 5h 9d\nnext: 9c\n")
+    assert main(["squares", "endgame", "--position", str(position), "--scoring", "english", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    grid = POSITIONS[2]
+    unseen = np.array([c for c in range(52) if c not in set(grid.tolist()) | {parse_card("9c")}])
+    cells, values = endgame_move_values(grid, parse_card("9c"), unseen, POINT_SYSTEMS["english"])
+    assert out["value"] == pytest.approx(values.max())
+    assert out["cell r0c3"] == pytest.approx(values[0]) and out["empty_cells"] == 3
+    position.write_text("Ac Kc Qc .. ..\n2d 3d 4d 5d\n")
+    assert main(["squares", "endgame", "--position", str(position)]) == 2
+    assert "line 2" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_ground_truth_experiment_runs_its_quick_profile(tmp_path):
+    import pandas as pd
+
+    from gamut.experiments.runner import run_experiment
+
+    run_experiment("poker_squares_endgame", profile="quick", results_root=tmp_path, workers=1, progress=False)
+    folder = tmp_path / "quick" / "poker_squares_endgame"
+    trials = pd.read_csv(folder / "trials.csv")
+    assert len(trials) == 4 and (trials.filter(like="regret_") >= -1e-9).all().all()
+    summary = pd.read_csv(folder / "summary.csv")
+    assert {"regret", "error", "slack"} <= set(summary["quantity"])
+
+
+def test_clairvoyant_scores_bound_the_exact_value_and_repeat_with_the_seed():
+    grid = POSITIONS[1]
+    unseen = _unseen(grid)
+    card, unseen = unseen[0], unseen[1:]
+    exact = endgame_move_values(grid, card, unseen, POINT_SYSTEMS["american"])[1].max()
+    scores = clairvoyant_scores(grid, card, unseen, POINT_SYSTEMS["american"], 4000, seed=5)
+    assert scores.mean() - 3 * scores.std() / np.sqrt(len(scores)) > exact
+    assert (scores == clairvoyant_scores(grid, card, unseen, POINT_SYSTEMS["american"], 4000, seed=5)).all()
+    # Each completion's best arrangement is at least the score of putting its cards in cell order.
+    cells = np.flatnonzero(grid < 0)
+    cfg = K.make_config(1, False, False, POINT_SYSTEMS["american"])
+    one = clairvoyant_scores(grid, card, unseen[:len(cells) - 1], POINT_SYSTEMS["american"], 1, seed=0)[0]
+    work = grid.copy()
+    work[cells] = [card, *unseen[:len(cells) - 1]]
+    assert one >= _score(work, cfg)
