@@ -1,4 +1,4 @@
-"""Poker Squares ground truth from exact endgames: agents' regret, value functions' error, the clairvoyant bound's slack.
+"""Poker Squares ground truth from exact endgames: agents' regret, value functions' error, bounds' slack.
 
 Positions come from real games: the ``sampler`` agent (with ``sampler_options``)
 plays the deals of ``gamut squares eval --seed deal_seed`` (batch b holds deals
@@ -17,7 +17,9 @@ On each position:
   value of that afterstate;
 - **slack** of the clairvoyant bound: the mean, over ``clairvoyant_samples``
   random completions (the card and the cards after it), of the best
-  arrangement knowing them, minus the exact value of the position.
+  arrangement knowing them, minus the exact value of the position;
+- the **time** the exact solver took on the position (one core, compiled
+  beforehand).
 
 Every figure is a mean over positions with a 95% t interval and n.
 """
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 
 import numpy as np
 import pandas as pd
@@ -155,10 +158,14 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     from gamut.envs.poker_squares import kernels as K
     from gamut.experiments.validate import agent_options
     from gamut.solvers.bots import make_bot
-    from gamut.solvers.poker_squares.endgame import clairvoyant_scores, state_move_values
+    from gamut.solvers.poker_squares.endgame import clairvoyant_scores, endgame_move_values, state_move_values
     from gamut.solvers.poker_squares.evaluation import deals
 
     game = pyspiel.load_game("poker_squares", {"scoring": spec["scoring"]})
+    # Compile the solver on a small position first, so solve_seconds times the search alone.
+    warm = np.arange(K.NUM_CELLS, dtype=np.int64)
+    warm[[0, 6, 12]] = -1
+    endgame_move_values(warm, 50, np.arange(K.NUM_CELLS, 50), game.cfg)
     k = params["deals_per_trial"]
     first = spec["batch"] * k
     the_deals = deals(params["deal_seed"], first + k)[first:]
@@ -167,7 +174,9 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     agents = {name: make_bot(game, name, player=0, seed=seed, **options.get(name, {})) for name in params["agents"]}
     rows = []
     for i, (state, sampler_cell) in enumerate(_positions(game, sampler, the_deals, params["empties"])):
+        started = time.perf_counter()
         cells, exact = state_move_values(state.state, 0, game.cfg)
+        solve_seconds = time.perf_counter() - started
         cells = [int(c) for c in cells]
         best = float(exact.max())
         best_index = int(np.argmax(exact))
@@ -178,7 +187,7 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
                                    params["clairvoyant_samples"], seed + i)
         row = {"deal": first + i, "grid": " ".join(map(str, state.state[:K.NUM_CELLS])), "card": card_str(card),
                "exact": json.dumps({str(c): float(v) for c, v in zip(cells, exact)}), "best_value": best,
-               "worst_value": float(exact.min()), "clairvoyant": float(clair.mean()),
+               "worst_value": float(exact.min()), "clairvoyant": float(clair.mean()), "solve_seconds": solve_seconds,
                f"regret_{params['sampler']} (in its game)": best - float(exact[cells.index(sampler_cell)])}
         for name, bot in agents.items():
             row["regret_" + name] = best - float(exact[cells.index(int(bot.step(state)))])
@@ -205,6 +214,7 @@ def summary_table(table: pd.DataFrame) -> pd.DataFrame:
                 rows.append({"scoring": scoring, "quantity": kind, "of": column[len("error_"):], "mean": est.value,
                              "ci95_low": est.ci95_low, "ci95_high": est.ci95_high, "n": int(est.n)})
         for label, values in (("exact value of the position", g["best_value"]),
+                              ("seconds to solve a position", g["solve_seconds"]),
                               ("spread: best minus worst cell", g["best_value"] - g["worst_value"]),
                               ("slack", g["clairvoyant"] - g["best_value"])):
             est = mean_ci(values)
