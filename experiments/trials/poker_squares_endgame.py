@@ -38,8 +38,8 @@ from gamut.solvers.stats import mean_ci
 
 NAME = "poker_squares_endgame"
 VERSION = 1
-PARAMS = {"deal_seed": int, "deals_per_trial": int, "scorings": list, "empties": int, "sampler": str,
-          "sampler_options": list, "agents": list, "options": list, "clairvoyant_samples": int}
+PARAMS = {"deal_seed": int, "deals_per_trial": int, "scorings": list, "scoring_trials": list, "empties": int,
+          "sampler": str, "sampler_options": list, "agents": list, "options": list, "clairvoyant_samples": int}
 VALUE_FUNCTIONS = ("learned", "crossline", "net", "expectimax_cross")
 
 
@@ -48,6 +48,10 @@ def validate(params: dict) -> None:
 
     if params["deals_per_trial"] < 1 or params["clairvoyant_samples"] < 1:
         raise ValueError("fields 'deals_per_trial' and 'clairvoyant_samples' must be >= 1")
+    if len(params["scoring_trials"]) != len(params["scorings"]) or not all(
+            1 <= int(t) <= params["trials"] for t in params["scoring_trials"]):
+        raise ValueError(f"field 'scoring_trials' gives the batches of each scoring, 1..trials ({params['trials']}), "
+                         f"one per scoring ({len(params['scorings'])}); got {params['scoring_trials']}")
     if not 1 <= params["empties"] <= MAX_EMPTY:
         raise ValueError(f"field 'empties' must be 1..{MAX_EMPTY}, got {params['empties']}")
     for s in params["scorings"]:
@@ -82,11 +86,12 @@ def _sampler_options(params: dict) -> dict:
 
 
 def trial_specs(params: dict) -> list[dict]:
-    """One trial per (deal batch, scoring), batch by batch: an interrupted run has as many positions of each."""
+    """One trial per (deal batch, scoring), batch by batch, the first ``scoring_trials[i]`` batches of scoring i."""
     specs = []
     for batch in range(params["trials"]):
-        for scoring in params["scorings"]:
-            specs.append({"trial": len(specs), "stream": batch, "batch": batch, "scoring": scoring})
+        for scoring, batches in zip(params["scorings"], params["scoring_trials"]):
+            if batch < int(batches):
+                specs.append({"trial": len(specs), "stream": batch, "batch": batch, "scoring": scoring})
     return specs
 
 
