@@ -67,8 +67,11 @@ def _warm_up(game, opts: dict) -> None:
 
 
 def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b_options: dict,
-        out: Path, a_name: str = "nn_ismcts", b_name: str = "ismcts") -> dict:
-    """Play (or resume) the match; returns the summary written to ``<out>.json``."""
+        out: Path, a_name: str = "nn_ismcts", b_name: str = "ismcts", iterations: int = 0) -> dict:
+    """Play (or resume) the match; returns the summary written to ``<out>.json``.
+
+    Both sides search ``seconds`` a move, or, with ``seconds`` 0, ``iterations`` a move.
+    """
     import gamut.envs  # noqa: F401  (registers the games)
     from gamut.envs.loading import load_game
     from gamut.experiments.provenance import command_record
@@ -77,10 +80,11 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
 
     if game_key not in GAMES:
         raise ValueError(f"unknown game {game_key!r}; choose one of {', '.join(GAMES)}")
-    if not seconds > 0:
-        raise ValueError(f"--seconds must be > 0, got {seconds}")
+    if (seconds > 0) == (iterations > 0):
+        raise ValueError(f"give one budget a move, --seconds > 0 or --iterations > 0; got {seconds} and {iterations}")
     game = load_game(GAMES[game_key])
-    opts = {a_name: {**a_options, "seconds": seconds}, b_name: {**b_options, "seconds": seconds}}
+    budget = {"seconds": seconds} if seconds > 0 else {"seconds": 0.0, "iterations": iterations}
+    opts = {a_name: {**a_options, **budget}, b_name: {**b_options, **budget}}
     out.parent.mkdir(parents=True, exist_ok=True)
     # Appended, not swapped: an out path like "palace_c0.5" has a dot of its own.
     log = Path(f"{out}.jsonl")
@@ -121,7 +125,7 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
     samples = np.array([done[i]["sample"] for i in range(pairs)])
     est = mean_ci(samples)
     summary = {"game": str(game), "agent_a": a_name, "agent_b": b_name, "options": opts,
-               "seconds_per_move": seconds, "seed": seed, "n": est.n, "unit": unit,
+               "seconds_per_move": seconds, "iterations_per_move": iterations, "seed": seed, "n": est.n, "unit": unit,
                "mean_diff": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high,
                "play_seconds": sum(done[i]["seconds"] for i in range(pairs)),
                "this_run_seconds": time.perf_counter() - start, "threads": 1,
@@ -190,11 +194,13 @@ def collect(folder: Path) -> list[dict]:
         summary = json.loads(path.read_text())
         if "mean_diff" not in summary:
             continue
-        a_opts = {k: v for k, v in summary["options"][summary["agent_a"]].items() if k != "seconds"}
+        a_opts = {k: v for k, v in summary["options"][summary["agent_a"]].items() if k not in ("seconds", "iterations")}
+        iterations = summary.get("iterations_per_move", 0)
+        budget = f"{iterations} it/move" if iterations else f"{summary['seconds_per_move']} s/move"
         rows.append({"file": str(path.relative_to(folder)), "game": summary["game"].split("(")[0],
                      "agent_a": summary["agent_a"], "agent_b": summary["agent_b"],
                      "a_options": " ".join(f"{k}={v}" for k, v in sorted(a_opts.items())),
-                     "seconds_per_move": summary["seconds_per_move"], "seed": summary["seed"], "n": summary["n"],
+                     "budget": budget, "seed": summary["seed"], "n": summary["n"],
                      "mean_diff": summary["mean_diff"], "ci95_low": summary["ci95_low"],
                      "ci95_high": summary["ci95_high"], "git_commit": summary["git_commit"]})
     if not rows:
@@ -212,8 +218,8 @@ def collect(folder: Path) -> list[dict]:
         ax.hlines(y, [r["ci95_low"] for r in mine], [r["ci95_high"] for r in mine], color="tab:blue", lw=3)
         ax.plot([r["mean_diff"] for r in mine], y, "o", color="black", ms=4)
         ax.axvline(0.0, color="grey", lw=0.8)
-        ax.set_yticks(y, [f"{r['a_options']}, {r['seconds_per_move']} s/move, n={r['n']}" for r in mine], fontsize=7)
-        ax.set_title(f"{game}: nn_ismcts minus ismcts, same time per move", fontsize=9)
+        ax.set_yticks(y, [f"{r['a_options']}, {r['budget']}, n={r['n']}" for r in mine], fontsize=7)
+        ax.set_title(f"{game}: nn_ismcts minus ismcts, same budget per move", fontsize=9)
         ax.set_xlabel(f"mean difference with 95% CI, {units.get(game, '')}", fontsize=8)
     fig.tight_layout()
     fig.savefig(folder / "matches.png", dpi=110)
@@ -230,7 +236,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=sorted(GAMES))
-    parser.add_argument("--seconds", type=float, required=True, help="wall seconds per move, both sides")
+    parser.add_argument("--seconds", type=float, default=0.0, help="wall seconds per move, both sides")
+    parser.add_argument("--iterations", type=int, default=0,
+                        help="search iterations per move, both sides (instead of --seconds)")
     parser.add_argument("--pairs", type=int, required=True, help="Poke: pairs of rubbers; Palace: deals")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--a-option", action="append", default=[], metavar="NAME=VALUE")
@@ -249,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary["iterations_per_second"]))
         return 0
     summary = run(args.game, args.seconds, args.pairs, args.seed, _options(args.a_option), _options(args.b_option),
-                  args.out, args.a, args.b)
+                  args.out, args.a, args.b, args.iterations)
     print(json.dumps({k: summary[k] for k in ("agent_a", "agent_b", "options", "n", "mean_diff", "ci95_low",
                                              "ci95_high", "play_seconds")}))
     return 0
