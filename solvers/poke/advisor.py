@@ -20,7 +20,7 @@ After the option, the drawer's later moves are played by ``policy`` and the
 opponent's by ``opponent``, both agent names of the registry
 (``gamut.solvers.bots``) with their options. When both are ``heuristic`` (the
 default: draws by category thresholds, tricks beaten as cheaply as possible)
-the rollouts run in compiled loops, tens of thousands of rubbers a second;
+the rollouts run in compiled loops, about twenty thousand rubbers a second on one core;
 any other agent (``ismcts``, ``cfr`` on the small deck, ``mccfr``, the
 learned agents) plays through pyspiel, much more slowly. There an agent that
 acts by a distribution over the legal actions (a ``PolicyBot``: ``cfr``,
