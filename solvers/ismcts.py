@@ -60,7 +60,7 @@ than the play-out that values the leaf. ``Q_a`` is the
 action's mean return, or, while unvisited, the mean return of the node
 itself (0 before its first visit): an untried action is neither assumed to
 win nor to lose. ``N`` is the node's visit count, taken as at least 1 so that
-the first selection at a node follows the prior. ``c`` is ``uct_c``, in the
+the root's first selection follows the prior. ``c`` is ``uct_c``, in the
 same units of the payoff spread. The probabilities must be finite, >= 0,
 one per legal action, with a positive sum (they are normalised); anything
 else raises ValueError. With a uniform prior PUCT still tries every action
