@@ -110,8 +110,8 @@ def register(subparsers) -> None:
                         help="saved position (the toolkit's plain-text state: 'gamut-state v1 <game>' and the "
                              "action ids, as state.serialize() writes it), at a draw decision")
     advise.add_argument("--deal-seed", type=seed, default=None,
-                        help="instead of a file: the first draw decision of a match whose first deal comes from "
-                             "this seed (the cards 'gamut poke match --seed' deals first)")
+                        help="instead of a file: the first draw decision of a match whose first deal is shuffled "
+                             "from this seed (the match seed of gamut.solvers.poke.match)")
     advise.add_argument("--game", default=DEFAULT_GAME,
                         help="poke game string of --deal-seed (default: %(default)s)")
     advise.add_argument("--opponent", default=ADVISOR_AGENT,

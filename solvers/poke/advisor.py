@@ -430,8 +430,9 @@ def deal_position(game, deal_seed: int):
     """The first draw decision of a match of ``game`` whose first deal comes from ``deal_order(cfg, deal_seed, 0)``.
 
     The non-dealer (seat 0: seat 1 deals first) is to draw, with the score
-    sheet empty. The cards are those ``gamut poke match --seed`` would deal
-    first in a match with that seed.
+    sheet empty. The cards are those of the first deal of a match seeded
+    ``deal_seed`` in ``gamut.solvers.poke.match`` (``play_pyspiel``,
+    ``heuristic_margins``).
     """
     require_poke(game)
     if isinstance(deal_seed, bool) or not isinstance(deal_seed, (int, np.integer)) or not 0 <= deal_seed < 2**63:
