@@ -151,6 +151,7 @@ def _trainer(seed=0):
     return ImitationTrainer(YACHT12, seed, make_config(TINY), solution=solve("yacht12"))
 
 
+@pytest.mark.slow
 def test_training_is_deterministic_and_resumes_to_identical_parameters(tmp_path):
     from gamut.solvers.rl.checkpoint import load_checkpoint, save_checkpoint
 
@@ -196,6 +197,7 @@ def test_training_moves_the_policy_toward_the_optimal_choices():
     assert regret() < 0.5 * untrained
 
 
+@pytest.mark.slow
 def test_cli_trains_resumes_and_the_agent_plays_the_weights(tmp_path, capsys):
     out = tmp_path / "run"
     sets = [w for s in ("num_envs=8", "rollout=4", "hidden=16", "minibatches=2") for w in ("--set", s)]
