@@ -124,7 +124,14 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
                 "over the deal's rotations")
     samples = np.array([done[i]["sample"] for i in range(pairs)])
     est = mean_ci(samples)
+    from gamut.solvers.bots import bot_specs
+
+    specs = bot_specs(game)
+    # Every option in effect, defaults included: the defaults may change in later commits.
+    resolved = {name: {key: opt.default for key, opt in specs[name].options.items()} | options
+                for name, options in opts.items()}
     summary = {"game": str(game), "agent_a": a_name, "agent_b": b_name, "options": opts,
+               "resolved_options": resolved,
                "seconds_per_move": seconds, "iterations_per_move": iterations, "seed": seed, "n": est.n, "unit": unit,
                "mean_diff": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high,
                "play_seconds": sum(done[i]["seconds"] for i in range(pairs)),
