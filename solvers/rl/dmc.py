@@ -38,6 +38,17 @@ environments:
   ``anneal_steps`` still counts updates of ``num_envs x rollout``, so set
   ``rollout`` near the game's length (25 for Poker Squares) to anneal over
   decisions.
+- **League** (``league_share > 0``, games of two or more players, games in
+  flight only): every ``league_every`` decisions the learner's parameters
+  are frozen into a pool of its past selves, a ring of ``league_size``
+  snapshots (the newest replaces the oldest). At every new game one seat is
+  the learner's and every other seat is played, with probability
+  ``league_share``, by a snapshot drawn uniformly from the pool (else by the
+  learner too); a snapshot plays its greedy action and its decisions are not
+  trained on (:mod:`gamut.solvers.rl.league`). The pool and the tables are
+  in the checkpoint. Only the agent's own past selves sit at its tables:
+  no hand-written player gives it moves or targets (``heuristic_share`` is
+  0 in its weights file).
 - **Learning**: finished games' decisions enter a ring buffer of the last
   ``buffer_size``; each update then takes ``sgd_steps`` Adam steps (optax) on
   uniform minibatches of ``batch_size``, minimising the mean squared error.
@@ -97,8 +108,12 @@ class DMCConfig(Hyperparameters):
     score_rewards: bool = True
     memory_mb: int = 1024
     actors: int = 0
+    league_share: float = 0.0
+    league_every: int = 200_000
+    league_size: int = 8
     NAME = "DMC"
-    LATER_SETTINGS = ("anneal_steps", "final_learning_rate", "actors")
+    LATER_SETTINGS = ("anneal_steps", "final_learning_rate", "actors", "league_share", "league_every",
+                      "league_size")
 
     def __post_init__(self):
         self._require_whole(("num_envs", "rollout", "batch_size", "sgd_steps", "buffer_size", "memory_mb"))
@@ -121,6 +136,12 @@ class DMCConfig(Hyperparameters):
                              f"flight in this process), got {self.actors}")
         if not self.reward_scale >= 0:
             raise ValueError(f"DMC reward_scale must be > 0, or 0 for the game's default, got {self.reward_scale}")
+        if not 0 <= self.league_share <= 1:
+            raise ValueError(f"DMC league_share must lie in [0, 1], got {self.league_share}")
+        self._require_whole(("league_every", "league_size"))
+        if self.league_share > 0 and self.actors:
+            raise ValueError("DMC league_share needs games in flight (actors = 0); rounds of actors play "
+                             "the current network in every seat")
 
 
 def _learning_rate(config: DMCConfig):
@@ -182,6 +203,14 @@ class DMCTrainer:
         self.updates = 0
         self.finished_returns: list[float] = []
         self.backend = None
+        self.league = None
+        if cfg.league_share > 0:
+            from gamut.solvers.rl.league import League
+
+            if self.game.num_players() < 2:
+                raise ValueError(f"DMC league_share needs a game of two or more players, not {self.game_string}")
+            self.league = League(cfg.num_envs, self.game.num_players(), cfg.league_share, cfg.league_every,
+                                 cfg.league_size, self.rng)
         optimizer, one_hot = self.optimizer, self.one_hot
 
         def loss(params, x, chosen, target):
@@ -214,6 +243,8 @@ class DMCTrainer:
                       "chosen": np.zeros((cfg.num_envs, length, *chosen_shape), chosen_type),
                       "player": np.zeros((cfg.num_envs, length), np.int64),
                       "banked": np.zeros((cfg.num_envs, length), np.float32)}
+        if cfg.league_share > 0:  # which decisions were the learner's (a snapshot's are not trained on)
+            self.slots["learner"] = np.zeros((cfg.num_envs, length), np.bool_)
         self.held = np.zeros(cfg.num_envs, np.int64)
         self.buffer = {"x": np.zeros((cfg.buffer_size, width), np.float32),
                        "chosen": np.zeros((cfg.buffer_size, *chosen_shape), chosen_type),
@@ -225,6 +256,11 @@ class DMCTrainer:
     def steps_per_update(self) -> int:
         """Decisions played by one update (``num_envs x rollout``)."""
         return self.config.num_envs * self.config.rollout
+
+    @property
+    def heuristic_share(self) -> float:
+        """Share of seats the game's heuristic plays in training: always 0 (DMC seats only itself and its past)."""
+        return 0.0
 
     def config_dict(self) -> dict:
         return {"dmc": self.config.as_dict()}
@@ -254,23 +290,34 @@ class DMCTrainer:
         for _ in range(cfg.rollout):
             x, mask = network_input(self.step, self.game), self.step.legal_mask
             actions, feats = self._act(x, mask)
+            if self.league is not None:
+                learner = self.league.play(actions, self.step.current_player, x, feats, mask)
             if (self.held >= limit).any():
                 raise RuntimeError(f"a game of {self.game_string} ran past its max_game_length ({limit})")
             slot = self.held
             self.slots["x"][rows, slot] = x
             self.slots["chosen"][rows, slot] = actions if self.one_hot else feats[rows, actions]
             self.slots["player"][rows, slot] = self.step.current_player
+            if self.league is not None:
+                self.slots["learner"][rows, slot] = learner
             if self.running_score is not None:
                 self.slots["banked"][rows, slot] = self.running_score(self.env) / self.reward_scale
             self.held += 1
             self.step = self.env.step(actions)
             for row in np.flatnonzero(self.step.terminated):
                 self._bank(row, self.step.returns[row] / self.reward_scale)
-            finished.extend(self.step.returns[self.step.terminated, 0].tolist())
+            if self.league is None:
+                finished.extend(self.step.returns[self.step.terminated, 0].tolist())
+            else:
+                ended = np.flatnonzero(self.step.terminated)
+                finished.extend(self.step.returns[ended, self.league.learner_seat(ended)].tolist())
+                self.league.new_games(ended)
         self._learn()
         self.steps += cfg.num_envs * cfg.rollout
         self.updates += 1
         self.finished_returns = finished
+        if self.league is not None:
+            self.league.maybe_snapshot(self.params, self.steps)
 
     def _train_round(self) -> None:
         """One round of ``num_envs`` whole games in ``actors`` parts (:mod:`gamut.solvers.rl.actors`), then learn."""
@@ -311,8 +358,9 @@ class DMCTrainer:
         """Move row ``row``'s decisions into the buffer, each with its mover's target; empty the row's slots."""
         count = int(self.held[row])
         players = self.slots["player"][row, :count]
-        self._push(self.slots["x"][row, :count], self.slots["chosen"][row, :count],
-                   returns[players] - self.slots["banked"][row, :count])
+        keep = self.slots["learner"][row, :count] if self.league is not None else slice(None)
+        self._push(self.slots["x"][row, :count][keep], self.slots["chosen"][row, :count][keep],
+                   (returns[players] - self.slots["banked"][row, :count])[keep])
         self.held[row] = 0
 
     def q_numpy(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -345,6 +393,10 @@ class DMCTrainer:
         arrays.update({f"buffer/{k}": v[:self.filled].copy() for k, v in self.buffer.items()})
         info = {"steps": self.steps, "updates": self.updates, "rng": self.rng.bit_generator.state,
                 "finished_returns": self.finished_returns, "filled": self.filled, "head": self.head}
+        if self.league is not None:
+            league_info, league_arrays = self.league.state()
+            info["league"] = league_info
+            arrays.update({f"league/{k}": v for k, v in league_arrays.items()})
         return info, arrays
 
     def load_state(self, info: dict, arrays: dict) -> None:
@@ -371,6 +423,9 @@ class DMCTrainer:
             v[:, :longest] = arrays[f"slots/{k}"]
         for k, v in self.buffer.items():
             v[:filled] = arrays[f"buffer/{k}"]
+        if self.league is not None:
+            self.league.load_state(info["league"], {k[len("league/"):]: v for k, v in arrays.items()
+                                                    if k.startswith("league/")}, self.params)
         self.held[:] = held
         self.filled, self.head = filled, int(info["head"])
         self.params = params

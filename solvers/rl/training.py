@@ -216,11 +216,21 @@ def _save_weights(path: Path, trainer, evaluation: dict, history: list[dict], op
                  ("observation+seat" if trainer.game.num_players() > 1 else "observation"),
         "policy": "greedy" if trainer.algorithm in GREEDY_ALGORITHMS else "sampled",
         "seed": trainer.seed, "config": trainer.config_dict(),
+        # The share of training seats the game's hand-written heuristic played (0: self-play alone).
+        "heuristic_share": _heuristic_share(trainer),
         "budget": {"steps": trainer.steps, "seconds": evaluation["seconds"],
                    "cpu_seconds": evaluation.get("cpu_seconds"), "cores": len(os.sched_getaffinity(0))},
         "evaluation": evaluation, "evaluation_opponent": opponent, "curve": history,
         **trainer.weights_metadata(),
     })
+
+
+def _heuristic_share(trainer) -> float:
+    """The share of seats the game's heuristic played in ``trainer``'s training (its own, or its config's)."""
+    own = getattr(trainer, "heuristic_share", None)
+    if own is None:
+        own = getattr(getattr(trainer, "config", None), "heuristic_share", 0.0)
+    return float(own)
 
 
 def _write_curve(path: Path, history: list[dict]) -> None:
