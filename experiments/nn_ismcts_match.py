@@ -217,7 +217,7 @@ def collect(folder: Path) -> list[dict]:
         writer.writeheader()
         writer.writerows(rows)
     games = sorted({r["game"] for r in rows})
-    fig, axes = plt.subplots(len(games), 1, figsize=(9, 1.2 + 0.45 * len(rows)), squeeze=False)
+    fig, axes = plt.subplots(len(games), 1, figsize=(11, 1.2 + 0.45 * len(rows)), squeeze=False)
     units = {"poke": "points per rubber (pairs of rubbers)", "palace_poker": "chips per hand (deals x 4 rotations)"}
     for ax, game in zip(axes[:, 0], games):
         mine = [r for r in rows if r["game"] == game]
@@ -225,11 +225,11 @@ def collect(folder: Path) -> list[dict]:
         ax.hlines(y, [r["ci95_low"] for r in mine], [r["ci95_high"] for r in mine], color="tab:blue", lw=3)
         ax.plot([r["mean_diff"] for r in mine], y, "o", color="black", ms=4)
         ax.axvline(0.0, color="grey", lw=0.8)
-        ax.set_yticks(y, [f"{r['a_options']}, {r['budget']}, n={r['n']}" for r in mine], fontsize=7)
+        ax.set_yticks(y, [f"{r['a_options'] or 'defaults'}, {r['budget']}, n={r['n']}" for r in mine], fontsize=7)
         ax.set_title(f"{game}: nn_ismcts minus ismcts, same budget per move", fontsize=9)
         ax.set_xlabel(f"mean difference with 95% CI, {units.get(game, '')}", fontsize=8)
     fig.tight_layout()
-    fig.savefig(folder / "matches.png", dpi=110)
+    fig.savefig(folder / "matches.png", dpi=110, bbox_inches="tight")
     plt.close(fig)
     return rows
 
