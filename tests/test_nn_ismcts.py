@@ -317,3 +317,20 @@ def test_the_registry_defaults_are_the_search_defaults():
     options = bot_specs("palace_poker(players=4)")["nn_ismcts"].options
     assert (options["c_puct"].default, options["temperature"].default, options["mix"].default) == \
         (palace.DEFAULT_C_PUCT, palace.DEFAULT_TEMPERATURE, palace.DEFAULT_MIX)
+
+
+def test_the_match_driver_resumes_and_collects(tmp_path):
+    from gamut.experiments.nn_ismcts_match import collect, run
+
+    out = tmp_path / "palace_c0.5"  # a dotted name keeps its suffixes whole
+    first = run("palace", 0.0, 1, 3, {"c_puct": 0.5}, {}, out, iterations=5)
+    again = run("palace", 0.0, 2, 3, {"c_puct": 0.5}, {}, out, iterations=5)
+    rows = [line for line in (tmp_path / "palace_c0.5.jsonl").read_text().splitlines() if line]
+    assert len(rows) == 2 and first["n"] == 1 and again["n"] == 2
+    assert again["resolved_options"]["nn_ismcts"]["c_puct"] == 0.5
+    assert again["resolved_options"]["nn_ismcts"]["iterations"] == 5
+    assert {"toolkit_version", "game_versions", "git_commit"} <= set(again)
+    table = collect(tmp_path)
+    assert [row["n"] for row in table] == [2] and (tmp_path / "matches.png").is_file()
+    with pytest.raises(ValueError, match="one budget"):
+        run("palace", 0.1, 1, 3, {}, {}, tmp_path / "x", iterations=5)
