@@ -247,3 +247,11 @@ def test_the_agent_refuses_the_ranking_game_and_variants_without_weights():
         make_bot("poker_dice(variant=ranking,players=2)", "imitation")
     with pytest.raises(ValueError, match="no imitation weights ship"):
         make_bot("poker_dice(variant=classic,players=1)", "imitation")
+
+
+def test_play_takes_the_agent_as_hint(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("hint\nquit\n"))
+    assert main(["play", "poker_dice(variant=yacht12,players=1)", "--hint", "imitation"]) == 0
+    assert "hint: " in capsys.readouterr().out
