@@ -35,6 +35,8 @@ BASES = {
     ("dice", "play"): ["--variant", "yacht12"],
     ("dice", "ranking"): ["--players", "2"],
     ("dice", "regret"): ["--variant", "yacht12", "--agent", "random", "--games", "1"],
+    ("dice", "imitate"): ["--variant", "yacht12", "--steps", "1", "--out", "{tmp}/imitation", "--set", "num_envs=2",
+                          "--set", "rollout=2", "--set", "minibatches=1", "--set", "hidden=8"],
     ("poke", "match"): ["--agents", "heuristic", "heuristic", "--rubbers", "1"],
     ("poke", "train"): ["--algo", "cfr+", "--iterations", "1", "--out", "{tmp}/policy.npz"],
     ("poke", "play"): [],
