@@ -2,20 +2,24 @@
 
 import json
 
+import gamut.envs  # noqa: F401  (registers the games)
 import numpy as np
 import pyspiel
 import pytest
-
-import gamut.envs  # noqa: F401  (registers the games)
 from gamut.envs.poker_dice import kernels as K
 from gamut.experiments.cli import main
 from gamut.solvers.poker_dice.solution import solve
+
 from tests.chance import apply_sampled_chance
 
 pytest.importorskip("jax")
 
-from gamut.solvers.poker_dice.imitation import (  # noqa: E402  (needs JAX for the trainer)
-    ImitationTrainer, OptionValues, make_config, option_values, soft_targets,
+from gamut.solvers.poker_dice.imitation import (
+    ImitationTrainer,
+    OptionValues,
+    make_config,
+    option_values,
+    soft_targets,
 )
 
 YACHT12 = "poker_dice(variant=yacht12,players=1)"
@@ -221,8 +225,8 @@ def test_cli_trains_resumes_and_the_agent_plays_the_weights(tmp_path, capsys):
 @pytest.mark.parametrize("variant", ["yacht12", "yahtzee"])
 def test_shipped_weights_load_and_play_a_whole_game(variant):
     from gamut.solvers.bots import make_bot
-    from gamut.solvers.rl.shipped import shipped_path
     from gamut.solvers.rl.checkpoint import load_weights
+    from gamut.solvers.rl.shipped import shipped_path
 
     game = pyspiel.load_game(f"poker_dice(variant={variant},players=1)")
     _, header = load_weights(shipped_path("imitation", game), game, "imitation")

@@ -40,12 +40,18 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
-
 from gamut.envs import dice
 from gamut.envs.loading import load_game
 from gamut.envs.poker_dice import kernels as K
 from gamut.envs.poker_dice.scorecard import (
-    AUX_BANK, P_AUX_KIND, P_BANK_STAGE_OK, P_GROUP_MASK, P_NUM_AUX, P_NUM_BOXES, P_NUM_SUMS, P_SUM_LO,
+    AUX_BANK,
+    P_AUX_KIND,
+    P_BANK_STAGE_OK,
+    P_GROUP_MASK,
+    P_NUM_AUX,
+    P_NUM_BOXES,
+    P_NUM_SUMS,
+    P_SUM_LO,
 )
 from gamut.envs.poker_dice.scoring import allowed_boxes, current_stage, record
 from gamut.envs.vector import make_vector
@@ -53,7 +59,13 @@ from gamut.solvers.poker_dice.dp import _keep_expectations, _turn_buffers, _turn
 from gamut.solvers.poker_dice.solution import solve, variant_digest
 from gamut.solvers.rl.checkpoint import RLFileError
 from gamut.solvers.rl.evaluation import network_input
-from gamut.solvers.rl.networks import MASKED_LOGIT, forward, init_mlp, masked_log_softmax, sample_masked
+from gamut.solvers.rl.networks import (
+    MASKED_LOGIT,
+    forward,
+    init_mlp,
+    masked_log_softmax,
+    sample_masked,
+)
 from gamut.solvers.rl.neural_bot import NeuralBot
 from gamut.solvers.rl.ppo import Hyperparameters
 from gamut.solvers.rl.shipped import shipped_path
@@ -139,7 +151,7 @@ class OptionValues:
         self._keys = np.full((self.rows, 3), -1, np.int64)
         self._G = np.zeros((self.rows, t.num_aux, dice.NUM_ROLLS))
         self._L2 = np.zeros((self.rows, t.num_aux, dice.NUM_ROLLS))
-        G, L2, self._L1, self._final, self._reroll, self._ev, self._best, self._allowed = \
+        _, _, self._L1, self._final, self._reroll, self._ev, self._best, self._allowed = \
             _turn_buffers(t.num_aux, t.num_boxes)
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
@@ -363,7 +375,6 @@ class ImitationTrainer:
     def state(self) -> tuple[dict, dict]:
         """JSON-able counters and generator state, and every array of the run."""
         import jax
-
         from gamut.solvers.rl import rollout
 
         arrays = {f"params/{k}": np.asarray(v) for k, v in self.params.items()}
@@ -379,7 +390,6 @@ class ImitationTrainer:
         import dataclasses
 
         import jax
-
         from gamut.solvers.rl import rollout
 
         params = {k[len("params/"):]: v for k, v in arrays.items() if k.startswith("params/")}
