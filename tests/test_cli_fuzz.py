@@ -50,6 +50,7 @@ BASES = {
     ("squares", "train-net"): ["--positions", "1", "--games-per-chunk", "1", "--updates", "0", "--out",
                                "{tmp}/net.npz"],
     ("squares", "play"): [],
+    ("squares", "endgame"): ["--position", "{tmp}/position.txt"],
     ("play",): ["kuhn_poker"],
     ("train",): ["--game", "poker_dice(variant=yacht12,players=1)", "--algo", "ppo", "--steps", "1", "--out",
                  "{tmp}/run", "--set", "num_envs=2", "--set", "rollout=2", "--set", "minibatches=1"],
@@ -207,6 +208,9 @@ def workspace(tmp_path, monkeypatch):
     """A working folder holding a sub-folder with one file; returns a snapshot function of everything in it."""
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "a_file").write_text("keep me\n")
+    # A Poker Squares position with two empty cells, for gamut squares endgame.
+    (tmp_path / "position.txt").write_text(
+        "Ac Kc Qc Jc ..\n2d 3d 4d 5d 6d\n7h 8h 9h Th Jh\n2s 3s 4s 5s 6s\n7c 8c 9c Tc ..\n")
     monkeypatch.chdir(tmp_path)
 
     def snapshot():
