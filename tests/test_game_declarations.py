@@ -78,7 +78,8 @@ def _module_name(path: Path) -> str:
 def test_no_generic_module_names_a_game():
     """Outside a game's packages and the modules its declaration names, no code string names a game.
 
-    Experiment trials are studies of particular games and are left out;
+    Experiment trials and the stand-alone studies (``experiments/studies``) are studies of
+    particular games and are left out;
     docstrings may use a game as an example.
     """
     own = set()
@@ -92,7 +93,8 @@ def test_no_generic_module_names_a_game():
     for folder in ("envs", "solvers", "experiments", "benchmarks"):
         for path in sorted((REPO / folder).rglob("*.py")):
             relative = path.relative_to(REPO).parts
-            if relative[1] in BUILT_IN or relative[:2] == ("experiments", "trials") or _module_name(path) in own:
+            studies = relative[:2] in (("experiments", "trials"), ("experiments", "studies"))
+            if relative[1] in BUILT_IN or studies or _module_name(path) in own:
                 continue
             found += [f"{Path(*relative)}:{line}: {text!r}" for line, text in _strings_outside_docstrings(path)
                       if name.search(text)]

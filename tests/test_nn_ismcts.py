@@ -320,7 +320,7 @@ def test_the_registry_defaults_are_the_search_defaults():
 
 
 def test_the_match_driver_resumes_and_collects(tmp_path):
-    from gamut.experiments.nn_ismcts_match import collect, run
+    from gamut.experiments.studies.nn_ismcts_match import collect, run
 
     out = tmp_path / "palace_c0.5"  # a dotted name keeps its suffixes whole
     first = run("palace", 0.0, 1, 3, {"c_puct": 0.5}, {}, out, iterations=5)

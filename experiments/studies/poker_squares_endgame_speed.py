@@ -9,7 +9,7 @@ CPU time of the process (``time.process_time``) is taken, so other work on a
 shared machine slows the figures less than wall time would. Prints one JSON
 line per ``k``: median, mean and max seconds over the positions.
 
-    python -m gamut.benchmarks.poker_squares_endgame --empties 4,5,6 --positions 20
+    python -m gamut.experiments.studies.poker_squares_endgame_speed --empties 4,5,6 --positions 20
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Paired matches of ``nn_ismcts`` against ``ismcts`` at the same wall time per move, resumable.
 
-    python -m gamut.experiments.nn_ismcts_match poke --seconds 0.1 --pairs 60 --seed 1 \\
+    python -m gamut.experiments.studies.nn_ismcts_match poke --seconds 0.1 --pairs 60 --seed 1 \\
         --a-option c_puct=1.0 --out results/nn_ismcts/poke_final
-    python -m gamut.experiments.nn_ismcts_match palace --seconds 0.1 --pairs 150 --seed 1 \\
+    python -m gamut.experiments.studies.nn_ismcts_match palace --seconds 0.1 --pairs 150 --seed 1 \\
         --out results/nn_ismcts/palace_final
-    python -m gamut.experiments.nn_ismcts_match poke --speed --seconds 0.1 --pairs 40 --out results/nn_ismcts/poke_speed
-    python -m gamut.experiments.nn_ismcts_match collect results/nn_ismcts     # matches.csv and matches.png
+    python -m gamut.experiments.studies.nn_ismcts_match poke --speed --seconds 0.1 --pairs 40 --out results/nn_ismcts/poke_speed
+    python -m gamut.experiments.studies.nn_ismcts_match collect results/nn_ismcts     # matches.csv and matches.png
 
 ``poke``: pairs of full rubbers (``poke(mode=rubber)``), the same deals with the
 seats swapped (``gamut.solvers.poke.match``); a pair's sample is A's mean
@@ -137,7 +137,7 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
                "play_seconds": sum(done[i]["seconds"] for i in range(pairs)),
                "this_run_seconds": time.perf_counter() - start, "threads": 1,
                "reproducible": "deals and bot seeds are; time-budgeted moves are not",
-               **command_record(["python -m gamut.experiments.nn_ismcts_match", *sys.argv[1:]])}
+               **command_record(["python -m gamut.experiments.studies.nn_ismcts_match", *sys.argv[1:]])}
     Path(f"{out}.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary
 
@@ -181,7 +181,7 @@ def speed(game_key: str, seconds: float, positions: int, seed: int, a_options: d
     summary = {"game": str(game), "options": opts, "positions": positions, "seed": seed,
                "iterations_per_second": {name: it / sec for name, (it, sec) in totals.items()},
                "search_seconds": {name: sec for name, (_, sec) in totals.items()},
-               **command_record(["python -m gamut.experiments.nn_ismcts_match", *sys.argv[1:]])}
+               **command_record(["python -m gamut.experiments.studies.nn_ismcts_match", *sys.argv[1:]])}
     Path(f"{out}.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary
 
@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["collect"]:
         if len(argv) != 2:
-            raise SystemExit("usage: python -m gamut.experiments.nn_ismcts_match collect FOLDER")
+            raise SystemExit("usage: python -m gamut.experiments.studies.nn_ismcts_match collect FOLDER")
         print(f"{len(collect(Path(argv[1])))} summaries -> {argv[1]}/matches.csv, matches.png")
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
