@@ -38,6 +38,13 @@ PPO_PALACE = {"agent": "ppo", "game": "`palace_poker`", "opponent": "heuristic"}
 PPO_POKE = {"agent": "ppo", "game": "`poke`", "opponent": "heuristic"}
 NFSP_POKE = {"agent": "nfsp", "opponent": "heuristic"}
 YACHT12_OPTIMUM, YAHTZEE_OPTIMUM = 185.9717, 254.5896  # the exact optima claimed above
+BY_SCORE = "poke_doubling/point_value_by_score.csv"
+NO_GAME = {"games_seat": 0, "games_other": 0}
+IMITATION_YACHT12, IMITATION_YAHTZEE = "rl/imitation_yacht12.json", "rl/imitation_yahtzee.json"
+NN_PALACE, NN_POKE = "nn_ismcts/palace_final.json", "nn_ismcts/poke_final.json"
+ENDGAME = "poker_squares_endgame/summary.csv"
+MC_CROSS_REGRET = {"scoring": "american", "quantity": "regret", "of": "mc_cross (in its game)"}
+CLAIRVOYANT_SLACK = {"scoring": "american", "quantity": "slack", "of": "clairvoyant bound"}
 
 # (row: start of the "what" cell, quoted number, source under results/, row filters, column, scale)
 CLAIMS = [
@@ -162,12 +169,53 @@ CLAIMS = [
     ("Self-play agents", "98.0", RL_PAGE, NFSP_POKE, "95% CI low", -1),
     ("Self-play agents", "84.2", RL_PAGE, NFSP_POKE, "95% CI high", -1),
     ("Self-play agents", "1,000", RL_PAGE, NFSP_POKE, "deals", 1),
+    *[("Poke: a below-the-line point", quoted, BY_SCORE, {**NO_GAME, "below_seat_bin": seat, "below_other_bin": other},
+       column, 1)
+      for seat, other, figures in (("0-4", "0-4", ("28.6", "26.4", "30.7", "54,575")),
+                                   ("15+", "15+", ("67.6", "60.3", "74.9", "8,185")),
+                                   ("0-4", "15+", ("5.4", "1.3", "9.4", "2,179")))
+      for quoted, column in zip(figures, ("value", "ci95_low", "ci95_high", "n"))],
+    *[("Poker dice, a policy network alone", quoted, source, {}, column, scale)
+      for source, optimum, figures in (
+          (IMITATION_YACHT12, YACHT12_OPTIMUM, ("185.77", "185.16", "186.37", "99.9", "2,002,944")),
+          (IMITATION_YAHTZEE, YAHTZEE_OPTIMUM, ("251.23", "250.04", "252.42", "98.7", "3,002,368")))
+      for quoted, column, scale in zip(figures, ("evaluation.final_mean_return", "evaluation.ci95_low",
+                                                  "evaluation.ci95_high", "evaluation.final_mean_return",
+                                                  "budget.steps"), (1, 1, 1, 100 / optimum, 1))],
+    ("Poker dice, a policy network alone", "185.97", "benchmarks/dice.jsonl", {}, "expected_score_yacht12", 1),
+    ("Poker dice, a policy network alone", "254.59", RULES, {"variant": "yahtzee-free", "rule": "upper_bonus"},
+     "with_rule", 1),
+    ("Poker dice, a policy network alone", "10,000", IMITATION_YAHTZEE, {}, "evaluation.n", 1),
+    ("Poker dice, a policy network alone", "10,000", IMITATION_YACHT12, {}, "evaluation.n", 1),
+    ("`nn_ismcts`", "0.03", NN_PALACE, {}, "mean_diff", 1),
+    ("`nn_ismcts`", "0.50", NN_PALACE, {}, "ci95_low", -1),
+    ("`nn_ismcts`", "0.56", NN_PALACE, {}, "ci95_high", 1),
+    ("`nn_ismcts`", "150", NN_PALACE, {}, "n", 1),
+    ("`nn_ismcts`", "114.6", NN_POKE, {}, "mean_diff", -1),
+    ("`nn_ismcts`", "268.7", NN_POKE, {}, "ci95_low", -1),
+    ("`nn_ismcts`", "39.5", NN_POKE, {}, "ci95_high", 1),
+    ("`nn_ismcts`", "60", NN_POKE, {}, "n", 1),
+    ("Poker Squares, exact endgames", "0.121", ENDGAME, MC_CROSS_REGRET, "mean", 1),
+    ("Poker Squares, exact endgames", "0.085", ENDGAME, MC_CROSS_REGRET, "ci95_low", 1),
+    ("Poker Squares, exact endgames", "0.156", ENDGAME, MC_CROSS_REGRET, "ci95_high", 1),
+    ("Poker Squares, exact endgames", "10.55", ENDGAME, CLAIRVOYANT_SLACK, "mean", 1),
+    ("Poker Squares, exact endgames", "10.31", ENDGAME, CLAIRVOYANT_SLACK, "ci95_low", 1),
+    ("Poker Squares, exact endgames", "10.78", ENDGAME, CLAIRVOYANT_SLACK, "ci95_high", 1),
+    ("Poker Squares, exact endgames", "1,000", ENDGAME, CLAIRVOYANT_SLACK, "n", 1),
+    ("Poker Squares, exact endgames", "0.53", "poker_squares_endgame/solver_speed.jsonl",
+     {"scoring": "american", "empties": 6}, "median_cpu_s", 1),
+    ("Poker Squares, exact endgames", "20", "poker_squares_endgame/solver_speed.jsonl",
+     {"scoring": "american", "empties": 6}, "positions", 1),
 ]
 
 # Numbers in the figure column that are not measurements: (row, number, what it is).
 NOT_MEASURED = [
     ("Hand evaluator", "5", "'on 5 cards' names the hand size"),
     ("Self-play agents", "4", "'(4 players)' names the table size"),
+    ("Poke: a below-the-line point", "0", "'0-4' bounds a score bin"),
+    ("Poke: a below-the-line point", "4", "'0-4' bounds a score bin"),
+    ("Poke: a below-the-line point", "15", "'15+' bounds a score bin"),
+    ("`nn_ismcts`", "4", "'(4 players)' and '4 rotations' name the table"),
 ]
 
 
