@@ -103,7 +103,8 @@ class TableView:
     advice : callable ``(state, player, seed) -> str | None``, optional
         The game's own answer to ``hint`` where it has one (Poke: the values
         of every draw option at a draw decision); None elsewhere, where the
-        hint agent answers. ``seed`` makes the answer repeatable.
+        hint agent answers. ``seed`` makes the answer repeatable. A hint
+        agent the player names (``--hint``) answers everywhere instead.
     """
 
     render: Callable[[pyspiel.State, int], str] = _generic_render
@@ -230,6 +231,8 @@ class PlaySession:
         self.hint_name, self.hint_bot, skipped = make_preferred_bot(game, hint or self.view.hint, human,
                                                                     seed + 1000 + human, hint_options)
         notices.update((f"hint agent skipped ({reason})", None) for reason in skipped)
+        # The game's own advice is the default hint; an agent the player asked for answers instead.
+        self.advice = self.view.advice if hint is None else None
         self.notices = list(notices)
         self.state = game.new_initial_state()
         self.undo_stack: list[pyspiel.State] = []
@@ -290,9 +293,9 @@ class PlaySession:
             timer.join()  # a notice already being written is finished before the answer
 
     def _hint(self) -> str:
-        if self.view.advice is not None:
+        if self.advice is not None:
             seed = self.seed + len(self.state.history())
-            advice = self._thinking(lambda: self.view.advice(self.state, self.human, seed))
+            advice = self._thinking(lambda: self.advice(self.state, self.human, seed))
             if advice is not None:
                 return advice
         bot = self.hint_bot
@@ -435,6 +438,7 @@ class PlaySession:
         for notice in self.notices:
             self.write(notice)
         self.write(f"agents: {self.hint_name} answers 'hint'"
+                   + (" where the game's own advice does not" if self.advice is not None else "")
                    + "".join(f"; seat {p} is {name}" for p, name in self.bot_names.items()))
         self._show_if_human_turn()
         while not self.state.is_terminal():

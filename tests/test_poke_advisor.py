@@ -334,17 +334,23 @@ def test_the_advise_command_refuses_bad_input_with_status_2(tmp_path, capsys):
     assert code == 2 and "--deal-seed: expected a whole number" in err
 
 
-def test_the_hint_of_terminal_play_is_the_advisor_at_draw_decisions():
+@pytest.mark.parametrize("hint", [None, "heuristic"])
+def test_the_hint_of_terminal_play_is_the_advisor_at_draw_decisions_unless_an_agent_is_named(hint):
     import gamut.experiments.poke_view  # noqa: F401  (registers the view)
     from gamut.experiments.terminal_play import PlaySession
 
     lines = []
     answers = iter(["hint", "quit"])
-    session = PlaySession(pyspiel.load_game(RUBBER), human=0, opponent="heuristic", hint="heuristic", seed=3,
+    session = PlaySession(pyspiel.load_game(RUBBER), human=0, opponent="heuristic", hint=hint, seed=3,
                           read=lambda prompt: next(answers), write=lines.append)
     session.run()
     text = "\n".join(lines)
-    assert "hint: " in text and "(the doubling advisor)" in text and "95% CI over 1,000 rollouts" in text
+    if hint is None:
+        assert "where the game's own advice does not" in text
+        assert "hint: " in text and "(the doubling advisor)" in text and "95% CI over 1,000 rollouts" in text
+    else:  # the agent the player named answers, at draws too
+        assert "agents: heuristic answers 'hint'; seat 1" in text
+        assert "hint: " in text and "(heuristic" in text and "the doubling advisor" not in text
 
 
 def test_point_values_by_score_are_the_same_samples_with_the_sheet_they_were_taken_at():

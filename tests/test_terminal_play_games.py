@@ -156,11 +156,12 @@ def test_poker_squares_session_to_the_end_with_undo():
 def test_poke_session_refuses_undo_and_leaves_on_ctrl_d():
     term = Terminal("play", "poke", "--seed", "4")
     screen = term.screen
-    assert "agents: ismcts answers 'hint'; seat 1 is ismcts" in screen
+    assert "agents: ismcts answers 'hint' where the game's own advice does not; seat 1 is ismcts" in screen
     assert "Poke score sheet" in screen and "your cards: 5d 6h 9h 9s Ad\n" in screen
     check_help(term, "discard 5d Ad, play 9h 9s")
-    assert re.fullmatch(r"hint: stand   \(ismcts; mean above-the-line points in the search \(200 iterations\) and visits: "
-                        r"stand [+-]\d+\.\d\d \(\d+\), .*\)", term.send("hint").removeprefix("thinking...\n"))
+    # At a draw the doubling advisor answers: every option's worth to the end of the rubber.
+    hint = term.send("hint").removeprefix("thinking...\n")
+    assert re.match(r"hint: (stand|discard [2-9TJQKA][cdhs]( [2-9TJQKA][cdhs])*)   \(the doubling advisor\)\n", hint)
     check_illegal_move_changes_nothing(term, "discard 2c", "you do not hold 2c")
     check_illegal_move_changes_nothing(term, "discard 5d 6h 9h 9s", "you may discard at most 3 cards now")
     after = term.send("discard ad 5D")

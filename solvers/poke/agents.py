@@ -49,6 +49,14 @@ def _full_deck_only(game) -> str | None:
     return None
 
 
+def _shipped_prior_rules(game) -> str | None:
+    """Where the shipped prior of ``nn_ismcts`` applies: its deck and its trick rules (``weights`` lifts this)."""
+    tricks = {"trick_unit": "card", "follow": "must_beat"}
+    if _full_deck_only(game) is not None or any(game.params[key] != value for key, value in tricks.items()):
+        return "its shipped prior network is trained for the full deck with trick_unit=card and follow=must_beat"
+    return None
+
+
 _THRESHOLD_HELP = {
     "double_below": "non-dealer's first draw (doubles) when the hand's category is below this (0 high card .. 9)",
     "redouble_below": "non-dealer's second draw (redoubles) below this category",
@@ -124,6 +132,6 @@ register_bot(
         "rollouts": Option(int, DEFAULT_ROLLOUTS, "compiled play-outs averaged per leaf",
                            maximum=MAX_ITERATIONS_PER_MOVE),
     },
-    supports=_full_deck_only,
+    supports=_shipped_prior_rules,
     lifted_by="weights",
 )
