@@ -1,6 +1,5 @@
 """Every notebook executes top to bottom on the quick profile (a broken notebook fails CI)."""
 
-import os
 from pathlib import Path
 
 import nbformat

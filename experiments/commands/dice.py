@@ -32,7 +32,6 @@ from gamut.experiments.validate import (
     MAX_STEPS,
     check_agent,
     check_agent_name,
-    check_output,
     check_seat,
     memory_count,
     output_file,
@@ -321,34 +320,13 @@ def run_regret(args: argparse.Namespace) -> int:
 def run_imitate(args: argparse.Namespace) -> int:
     import gamut.envs  # noqa: F401  (registers the games)
     from gamut.envs.loading import load_game
-    from gamut.solvers.rl.checkpoint import checkpoint_identity
+    from gamut.experiments.commands.train import training_output
 
     _check_joker(args)
     joker = f",joker={args.joker}" if args.variant == "yahtzee" else ""
     game = load_game(f"poker_dice(variant={args.variant},players=1{joker})")
     name = f"imitation-{args.variant}" + (f"-{args.joker}" if joker else "")
-    out = Path(args.out or Path("train") / name)
-    if args.out is None:
-        check_output(out, "--out", folder=True)  # the default folder, checked as a given one is by its type
-    checkpoint = out / "checkpoint.npz"
-    if args.resume:
-        if not checkpoint.is_file():
-            raise ValueError(f"--resume: there is no checkpoint {checkpoint} to resume")
-        try:
-            found = checkpoint_identity(checkpoint)
-        except ValueError as err:
-            raise ValueError(f"--resume: {err}") from None
-        if found["steps"] > args.steps:
-            raise ValueError(f"--steps {args.steps:,} is below the {found['steps']:,} steps the checkpoint "
-                             f"{checkpoint} already holds; --steps is a total")
-    elif checkpoint.exists():
-        raise ValueError(f"--out: {out} already holds a checkpoint; pass --resume to continue it "
-                         "or choose another --out")
-    try:
-        import jax  # noqa: F401
-        import optax  # noqa: F401
-    except ImportError:
-        raise ValueError("gamut dice imitate needs JAX and optax: pip install 'gamut[train]'") from None
+    out, checkpoint, found = training_output(args, str(Path("train") / name), "gamut dice imitate")
     from gamut.solvers.poker_dice.imitation import ImitationTrainer, make_config
     from gamut.solvers.rl.training import train
 

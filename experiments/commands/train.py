@@ -78,23 +78,27 @@ def default_out(algo: str, game_string: str) -> str:
     return str(Path("train") / f"{algo}-{re.sub(r'[^A-Za-z0-9]+', '_', game_string).strip('_')}")
 
 
-def run_train(args: argparse.Namespace) -> int:
-    import gamut.envs  # noqa: F401  (registers the toolkit's games with pyspiel)
+def training_output(args: argparse.Namespace, default: str, command: str, **extra) -> tuple[Path, Path, dict]:
+    """The output folder, checkpoint path and (with ``--resume``) the checkpoint's identity of a training command.
 
-    game = load_game_flag(args.game, "--game")
-    overrides = parse_options(args.set, "--set")
-    out = Path(args.out or default_out(args.algo, str(game)))
+    Checks what every training command checks before it builds anything:
+    ``--resume`` needs a checkpoint whose steps do not pass ``--steps`` (a
+    total), a fresh run needs an ``--out`` without one, and training needs
+    JAX and optax. ``extra`` maps more identity fields to readers of the
+    checkpoint path (e.g. ``eval_opponent``). ``found`` is empty for a fresh run.
+    """
+    from gamut.solvers.rl.checkpoint import checkpoint_identity
+
+    out = Path(args.out or default)
     if args.out is None:
         check_output(out, "--out", folder=True)  # the default folder, checked as a given one is by its type
     checkpoint = out / "checkpoint.npz"
-    from gamut.solvers.rl.checkpoint import checkpoint_identity
-    from gamut.solvers.rl.training import checkpoint_eval_opponent
-
+    found: dict = {}
     if args.resume:
         if not checkpoint.is_file():
             raise ValueError(f"--resume: there is no checkpoint {checkpoint} to resume")
         try:
-            found = {**checkpoint_identity(checkpoint), "eval_opponent": checkpoint_eval_opponent(checkpoint)}
+            found = {**checkpoint_identity(checkpoint), **{key: read(checkpoint) for key, read in extra.items()}}
         except ValueError as err:
             raise ValueError(f"--resume: {err}") from None
         if found["steps"] > args.steps:
@@ -107,7 +111,19 @@ def run_train(args: argparse.Namespace) -> int:
         import jax  # noqa: F401
         import optax  # noqa: F401
     except ImportError:
-        raise ValueError("gamut train needs JAX and optax: pip install 'gamut[train]'") from None
+        raise ValueError(f"{command} needs JAX and optax: pip install 'gamut[train]'") from None
+    return out, checkpoint, found
+
+
+def run_train(args: argparse.Namespace) -> int:
+    import gamut.envs  # noqa: F401  (registers the toolkit's games with pyspiel)
+
+    game = load_game_flag(args.game, "--game")
+    overrides = parse_options(args.set, "--set")
+    from gamut.solvers.rl.training import checkpoint_eval_opponent
+
+    out, checkpoint, found = training_output(args, default_out(args.algo, str(game)), "gamut train",
+                                             eval_opponent=checkpoint_eval_opponent)
     from gamut.solvers.rl.training import check_exploitability_game, make_trainer, train
 
     if args.exploitability:

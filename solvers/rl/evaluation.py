@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 from gamut.envs.vector import game_streams, make_vector, random_legal_actions
-from gamut.solvers.rl.networks import masked_log_softmax, policy_input
+from gamut.solvers.rl.networks import policy_input
 
 
 def uses_info_state(game) -> bool:
