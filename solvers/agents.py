@@ -12,7 +12,7 @@ checks them against the constants of the modules that play them).
 from __future__ import annotations
 
 from gamut.envs.registry import declarations
-from gamut.solvers.bots import ANY_GAME, MAX_ITERATIONS_PER_MOVE, MAX_SECONDS_PER_MOVE, Option, register_bot
+from gamut.solvers.bots import ANY_GAME, MAX_ITERATIONS_PER_MOVE, Option, register_bot, search_options
 from gamut.solvers.rl.shipped import shipped_refusal
 
 # The networks play through the batched environments: every declared game that has one.
@@ -45,10 +45,7 @@ register_bot(
     "information-set MCTS with random play-outs (the game's kernel when it has one); "
     "needs resample_from_infostate in imperfect-information games",
     {
-        "iterations": Option(int, 200, "search iterations per move (used when seconds is 0)",
-                             maximum=MAX_ITERATIONS_PER_MOVE),
-        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations", maximum=MAX_SECONDS_PER_MOVE),
-        "uct_c": Option(float, 1.0, "UCB exploration constant, in units of the observed payoff spread"),
+        **search_options(200, uct_c=1.0),
         "rollout": Option(str, "auto", "leaf play-outs: auto (the game's rollout_returns kernel when its "
                                        "states have one, else api), api (random play through pyspiel), "
                                        "state (require the kernel)"),

@@ -75,6 +75,36 @@ class Option:
         return value
 
 
+def search_options(iterations: int, uct_c: float | None = None) -> dict[str, Option]:
+    """The budget options every tree search shares: ``iterations``, ``seconds`` and, for UCB selection, ``uct_c``.
+
+    >>> sorted(search_options(200, uct_c=1.0))
+    ['iterations', 'seconds', 'uct_c']
+    """
+    options = {
+        "iterations": Option(int, iterations, "search iterations per move (used when seconds is 0)",
+                             maximum=MAX_ITERATIONS_PER_MOVE),
+        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations", maximum=MAX_SECONDS_PER_MOVE),
+    }
+    if uct_c is not None:
+        options["uct_c"] = Option(float, uct_c, "UCB exploration constant, in units of the observed payoff spread")
+    return options
+
+
+def prior_options(c_puct: float, temperature: float, mix: float, weights_help: str) -> dict[str, Option]:
+    """The options of a search under a policy network's priors (PUCT): c_puct, temperature, mix, weights.
+
+    >>> list(prior_options(0.5, 10.0, 0.25, "prior network"))
+    ['c_puct', 'temperature', 'mix', 'weights']
+    """
+    return {
+        "c_puct": Option(float, c_puct, "PUCT exploration constant, in units of the observed payoff spread"),
+        "temperature": Option(float, temperature, "temperature of the prior's softmax (> 0)"),
+        "mix": Option(float, mix, "weight of the uniform distribution mixed into the prior, in [0, 1]"),
+        "weights": Option(str, "", weights_help),
+    }
+
+
 Factory = Callable[..., pyspiel.Bot] | str
 Supports = Callable[[pyspiel.Game], str | None] | str | None
 

@@ -17,7 +17,7 @@ defaults are repeated here as the agent's option defaults
 
 from __future__ import annotations
 
-from gamut.solvers.bots import MAX_ITERATIONS_PER_MOVE, MAX_SECONDS_PER_MOVE, Option, register_bot
+from gamut.solvers.bots import MAX_ITERATIONS_PER_MOVE, Option, prior_options, register_bot, search_options
 from gamut.solvers.palace_poker.heuristic import DEFAULTS
 from gamut.solvers.rl.shipped import shipped_refusal
 
@@ -57,10 +57,7 @@ register_bot(
     "gamut.solvers.palace_poker.search:PalaceISMCTSBot",
     "information-set MCTS (solvers.ismcts) with Numba play-outs of the heuristic (or random) at every seat",
     {
-        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)",
-                             maximum=MAX_ITERATIONS_PER_MOVE),
-        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations", maximum=MAX_SECONDS_PER_MOVE),
-        "uct_c": Option(float, DEFAULT_UCT_C, "UCB exploration constant, in units of the observed payoff spread"),
+        **search_options(DEFAULT_ITERATIONS, uct_c=DEFAULT_UCT_C),
         "rollout": Option(str, "heuristic", "play-out policy of every seat: heuristic or random"),
         "rollouts": Option(int, 1, "play-outs averaged per leaf", maximum=MAX_ITERATIONS_PER_MOVE),
     },
@@ -73,14 +70,9 @@ register_bot(
     "the ismcts search with PUCT selection at its own decisions: priors from a policy network trained by "
     "gamut train (default: the shipped ppo policy)",
     {
-        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)",
-                             maximum=MAX_ITERATIONS_PER_MOVE),
-        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations", maximum=MAX_SECONDS_PER_MOVE),
-        "c_puct": Option(float, DEFAULT_C_PUCT, "PUCT exploration constant, in units of the observed payoff spread"),
-        "temperature": Option(float, DEFAULT_TEMPERATURE, "temperature of the prior's softmax (> 0)"),
-        "mix": Option(float, DEFAULT_MIX, "weight of the uniform distribution mixed into the prior, in [0, 1]"),
-        "weights": Option(str, "", "prior network: a gamut train weights file of this game (default: the shipped "
-                                   "ppo weights)"),
+        **search_options(DEFAULT_ITERATIONS),
+        **prior_options(DEFAULT_C_PUCT, DEFAULT_TEMPERATURE, DEFAULT_MIX,
+                        "prior network: a gamut train weights file of this game (default: the shipped ppo weights)"),
         "rollout": Option(str, "heuristic", "play-out policy of every seat: heuristic or random"),
         "rollouts": Option(int, 1, "play-outs averaged per leaf", maximum=MAX_ITERATIONS_PER_MOVE),
     },

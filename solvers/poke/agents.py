@@ -19,7 +19,7 @@ policies. The option defaults here are the agents' defaults
 from __future__ import annotations
 
 from gamut.envs.poke.game import SMALL_EXACT_PARAMS
-from gamut.solvers.bots import MAX_ITERATIONS_PER_MOVE, MAX_SECONDS_PER_MOVE, Option, register_bot
+from gamut.solvers.bots import MAX_ITERATIONS_PER_MOVE, Option, prior_options, register_bot, search_options
 from gamut.solvers.poke.heuristic import DEFAULT_PARAMS, PARAM_NAMES
 
 DEFAULT_TRICK_VALUE = 34.0  # as gamut.solvers.poke.policies.DEFAULT_TRICK_VALUE
@@ -99,10 +99,7 @@ register_bot(
     "ISMCTS over the current deal (solvers.ismcts) with compiled heuristic play-outs; deal valued above the "
     "line plus trick_value per point below",
     {
-        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)",
-                             maximum=MAX_ITERATIONS_PER_MOVE),
-        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations", maximum=MAX_SECONDS_PER_MOVE),
-        "uct_c": Option(float, DEFAULT_UCT_C, "UCB exploration constant, in units of the observed payoff spread"),
+        **search_options(DEFAULT_ITERATIONS, uct_c=DEFAULT_UCT_C),
         "trick_value": Option(float, DEFAULT_TRICK_VALUE, "above-the-line value of a below-the-line point"),
         "playout": Option(str, "heuristic", "play-out policy: heuristic, random"),
         "opponent": Option(str, "heuristic", "opponent inside the search: heuristic (a model) or search "
@@ -119,14 +116,10 @@ register_bot(
     "the ismcts search with PUCT selection: priors over its candidate actions from a policy network trained by "
     "gamut train (default: the shipped ppo policy of the full-deck deal)",
     {
-        "iterations": Option(int, DEFAULT_ITERATIONS, "search iterations per move (used when seconds is 0)",
-                             maximum=MAX_ITERATIONS_PER_MOVE),
-        "seconds": Option(float, 0.0, "wall-clock seconds per move; 0 uses iterations", maximum=MAX_SECONDS_PER_MOVE),
-        "c_puct": Option(float, DEFAULT_C_PUCT, "PUCT exploration constant, in units of the observed payoff spread"),
-        "temperature": Option(float, DEFAULT_TEMPERATURE, "temperature of the prior's softmax (> 0)"),
-        "mix": Option(float, DEFAULT_MIX, "weight of the uniform distribution mixed into the prior, in [0, 1]"),
-        "weights": Option(str, "", "prior network: a gamut train weights file of poke(mode=deal) with this deck "
-                                   "(default: the shipped ppo weights)"),
+        **search_options(DEFAULT_ITERATIONS),
+        **prior_options(DEFAULT_C_PUCT, DEFAULT_TEMPERATURE, DEFAULT_MIX,
+                        "prior network: a gamut train weights file of poke(mode=deal) with this deck "
+                        "(default: the shipped ppo weights)"),
         "trick_value": Option(float, DEFAULT_TRICK_VALUE, "above-the-line value of a below-the-line point"),
         "playout": Option(str, "heuristic", "play-out policy: heuristic, random"),
         "rollouts": Option(int, DEFAULT_ROLLOUTS, "compiled play-outs averaged per leaf",
