@@ -229,26 +229,7 @@ class ImitationConfig(Hyperparameters):
 
 def make_config(overrides: dict | None = None) -> ImitationConfig:
     """:class:`ImitationConfig` with ``overrides`` (``--set`` pairs); ValueError naming a bad name or value."""
-    from dataclasses import fields
-
-    overrides = dict(overrides or {})
-    names = [f.name for f in fields(ImitationConfig)]
-    unknown = sorted(set(overrides) - set(names))
-    if unknown:
-        raise ValueError(f"imitation has no setting {unknown[0]!r}; its settings: {', '.join(names)}")
-    if "hidden" in overrides and isinstance(overrides["hidden"], (str, int)):
-        text = str(overrides["hidden"])
-        try:
-            overrides["hidden"] = tuple(int(h) for h in text.split("x"))
-        except ValueError:
-            raise ValueError(f"hidden takes layer widths joined by 'x' (e.g. 512x512), got {text!r}") from None
-    for key, value in overrides.items():
-        wanted = type(getattr(ImitationConfig(), key))
-        if wanted is float and isinstance(value, int) and not isinstance(value, bool):
-            overrides[key] = float(value)
-        elif not isinstance(overrides[key], wanted) or (isinstance(value, bool) and wanted is not bool):
-            raise ValueError(f"imitation setting {key!r} takes {wanted.__name__}, got {value!r}")
-    return ImitationConfig(**overrides)
+    return ImitationConfig.from_overrides(overrides, "imitation")
 
 
 def _loss(params, batch):

@@ -76,7 +76,7 @@ including across a checkpoint and resume (see
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
@@ -107,6 +107,34 @@ class Hyperparameters:
         if not self.hidden or any(int(h) < 1 for h in self.hidden):
             raise ValueError(f"{self.NAME} hidden sizes must be positive, got {self.hidden}")
         object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
+
+    @classmethod
+    def from_overrides(cls, overrides: dict | None, label: str):
+        """The default configuration changed by ``overrides`` (``--set`` pairs); ValueError naming a bad name or value.
+
+        ``hidden`` may be given as layer widths joined by ``x`` (``"128x128"``)
+        or one width; an int is accepted for a float setting. ``label`` names
+        the algorithm in the errors.
+        """
+        overrides = dict(overrides or {})
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(overrides) - set(names))
+        if unknown:
+            raise ValueError(f"{label} has no setting {unknown[0]!r}; its settings: {', '.join(names)}")
+        if "hidden" in overrides and isinstance(overrides["hidden"], (str, int)):
+            text = str(overrides["hidden"])
+            try:
+                overrides["hidden"] = tuple(int(h) for h in text.split("x"))
+            except ValueError:
+                raise ValueError(f"hidden takes layer widths joined by 'x' (e.g. 128x128), got {text!r}") from None
+        defaults = cls()
+        for key, value in overrides.items():
+            wanted = type(getattr(defaults, key))
+            if wanted is float and isinstance(value, int) and not isinstance(value, bool):
+                overrides[key] = float(value)
+            elif not isinstance(value, wanted) or (isinstance(value, bool) and wanted is not bool):
+                raise ValueError(f"{label} setting {key!r} takes {wanted.__name__}, got {value!r}")
+        return cls(**overrides)
 
     def as_dict(self) -> dict:
         values = asdict(self)

@@ -54,8 +54,6 @@ def make_trainer(algorithm: str, game_string: str, seed: int = 0, overrides: dic
     Raises ValueError for an unknown algorithm or configuration field (naming
     the valid ones) or a value the configuration refuses.
     """
-    from dataclasses import fields
-
     if algorithm == "ppo":
         from gamut.solvers.rl.ppo import PPOConfig as Config, PPOTrainer as Trainer
     elif algorithm == "nfsp":
@@ -64,25 +62,7 @@ def make_trainer(algorithm: str, game_string: str, seed: int = 0, overrides: dic
         from gamut.solvers.rl.dmc import DMCConfig as Config, DMCTrainer as Trainer
     else:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
-    overrides = dict(overrides or {})
-    names = {f.name: f for f in fields(Config)}
-    unknown = sorted(set(overrides) - set(names))
-    if unknown:
-        raise ValueError(f"{algorithm} has no setting {unknown[0]!r}; its settings: {', '.join(names)}")
-    if "hidden" in overrides:
-        hidden = overrides["hidden"]
-        text = str(hidden)
-        try:
-            overrides["hidden"] = tuple(int(h) for h in text.split("x")) if isinstance(hidden, str) else (int(hidden),)
-        except ValueError:
-            raise ValueError(f"hidden takes layer widths joined by 'x' (e.g. 128x128), got {text!r}") from None
-    for key, value in overrides.items():
-        wanted = type(getattr(Config(), key))
-        if wanted is float and isinstance(value, int) and not isinstance(value, bool):
-            overrides[key] = float(value)
-        elif not isinstance(overrides[key], wanted) or (isinstance(value, bool) and wanted is not bool):
-            raise ValueError(f"{algorithm} setting {key!r} takes {wanted.__name__}, got {value!r}")
-    return Trainer(game_string, seed, Config(**overrides))
+    return Trainer(game_string, seed, Config.from_overrides(overrides, algorithm))
 
 
 def evaluate(trainer, games: int, seed: int, exploitability: bool = False, tree=None,
