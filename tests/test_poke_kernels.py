@@ -193,3 +193,11 @@ def test_random_matches_mean_is_zero_sum_and_seeded():
     rollout.random_matches(cfg, 2000, 11, b)
     np.testing.assert_array_equal(a, b)
     assert steps > 2000 * 10 and np.any(a != 0)
+
+
+def test_cards_of_lists_the_set_bits_in_ascending_order():
+    rng = np.random.default_rng(5)
+    out = np.empty(52, np.int64)
+    for mask in [0, 1, (1 << 51) | 1, *(int(m) for m in rng.integers(0, 1 << 52, size=200))]:
+        n = K.cards_of(np.int64(mask), out)
+        assert out[:n].tolist() == [bit for bit in range(52) if (mask >> bit) & 1]

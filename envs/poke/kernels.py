@@ -127,6 +127,22 @@ def lowest_card(mask):
 
 
 @numba.njit(cache=True)
+def cards_of(mask, out):
+    """Write the card ids of ``mask``, ascending, into ``out`` (``int64``, room for every card); returns how many.
+
+    A card id is its bit in the mask: the mask ``0b10011`` holds cards 0, 1
+    and 4 (2c, 2d, 3c), written as ``out[:3] = [0, 1, 4]`` and returning 3.
+    """
+    n = 0
+    rest = mask
+    while rest:
+        out[n] = lowest_card(rest)
+        rest &= rest - 1
+        n += 1
+    return n
+
+
+@numba.njit(cache=True)
 def slots_to_cards(hand, slots):
     """Card mask of the hand slots in ``slots`` (slot ``i`` = ``i``-th lowest card of ``hand``)."""
     out = np.int64(0)
@@ -302,13 +318,7 @@ def chance_outcomes(state, cfg, out):
     phase = state[S_PHASE]
     if phase != PH_DEAL and phase != PH_REPLACE:
         return 0
-    rest = stock_mask(state, cfg)
-    n = 0
-    while rest:
-        out[n] = lowest_card(rest)
-        rest &= rest - 1
-        n += 1
-    return n
+    return cards_of(stock_mask(state, cfg), out)
 
 
 @numba.njit(cache=True)

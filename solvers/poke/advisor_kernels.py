@@ -74,12 +74,7 @@ def determinize(state, cfg, player, key, out, order):
     seen = state[K.S_DEALT + player]
     for k in range(3):
         seen |= state[K.S_DRAWN + 3 * player + k]
-    rest = cfg[K.C_DECK] & ~seen
-    n = 0
-    while rest:
-        order[n] = K.lowest_card(rest)
-        rest &= rest - 1
-        n += 1
+    n = K.cards_of(cfg[K.C_DECK] & ~seen, order)
     x = splitmix64(np.uint64(key))
     for i in range(n - 1, 0, -1):
         x = splitmix64(x)
@@ -100,12 +95,7 @@ def determinize(state, cfg, player, key, out, order):
     for k in range(state[K.S_NDRAWS + opp] - 1, -1, -1):
         count = K.popcount(state[K.S_DISC + 3 * opp + k])
         # The cards drawn at draw k: a uniformly random subset of the hand after it (partial Fisher-Yates).
-        m = 0
-        rest = hand
-        while rest:
-            held[m] = K.lowest_card(rest)
-            rest &= rest - 1
-            m += 1
+        m = K.cards_of(hand, held)
         drawn = np.int64(0)
         for i in range(count):
             x = splitmix64(x)

@@ -39,12 +39,7 @@ def fill_deal_order(deck_mask, seed, deal, out):
 
     Fisher-Yates over the card ids of ``deck_mask``, from a splitmix64 stream keyed by (seed, deal).
     """
-    n = 0
-    rest = deck_mask
-    while rest:
-        out[n] = K.lowest_card(rest)
-        rest &= rest - 1
-        n += 1
+    n = K.cards_of(deck_mask, out)
     x = splitmix64(np.uint64(seed) ^ splitmix64(np.uint64(deal)))
     for i in range(n - 1, 0, -1):
         x = splitmix64(x)
