@@ -83,6 +83,22 @@ def _table(game: pyspiel.Game, table: str) -> np.ndarray:
     return load_values(tuple(game.cfg[K.C_POINTS:]), table or None)
 
 
+def move_without_search(work: np.ndarray, player: int, cfg: np.ndarray, endgame: int) -> tuple[int | None, np.ndarray]:
+    """The move that needs no search, else None and the cells to search.
+
+    The move is the exact endgame's best cell when ``player``'s grid has at
+    most ``endgame`` empty cells (``endgame.endgame_choice``), or the only
+    candidate cell; the candidates are the empty cells, one per symmetry class
+    (``search.candidate_cells``), int64 ``(n,)``.
+    """
+    exact = endgame_choice(work, player, cfg, endgame)
+    if exact is not None:
+        return exact[0], np.array([exact[0]], np.int64)
+    cands = np.empty(K.NUM_CELLS, np.int64)
+    cands = cands[:S.candidate_cells(work, player, cands)]
+    return (int(cands[0]) if len(cands) == 1 else None), cands
+
+
 def _searched_moves(placed: int, endgame: int) -> int:
     """Placements still to search from this one on: the last is forced, the last ``endgame`` are solved exactly."""
     return max(K.NUM_CELLS - placed - max(endgame, 1), 1)
@@ -270,13 +286,9 @@ class MonteCarloBot(SquaresBot):
         placed = int(work[K.S_NUM_PLACED + self._player])
         if placed == 0:
             self._left = self._seconds
-        exact = endgame_choice(work, self._player, self._cfg, self._endgame)
-        if exact is not None:
-            return exact[0]
-        cands = np.empty(K.NUM_CELLS, np.int64)
-        cands = cands[:S.candidate_cells(work, self._player, cands)]
-        if len(cands) == 1:
-            return int(cands[0])
+        move, cands = move_without_search(work, self._player, self._cfg, self._endgame)
+        if move is not None:
+            return move
         started = time.perf_counter()
         if 0 < self._keep < len(cands):
             # Rollouts only for the cells two-ply expectimax ranks highest (stable: ties keep cell order).

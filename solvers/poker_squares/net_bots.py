@@ -44,8 +44,9 @@ from gamut.envs.poker_squares import kernels as K
 from gamut.envs.rng import rng_state, shuffle
 from gamut.solvers.poker_squares import net_model as M
 from gamut.solvers.poker_squares.agents import refuse_open
-from gamut.solvers.poker_squares.endgame import checked_endgame, endgame_choice
-from gamut.solvers.poker_squares.search import candidate_cells, chance_cards
+from gamut.solvers.poker_squares.endgame import checked_endgame
+from gamut.solvers.poker_squares.grid_bots import move_without_search
+from gamut.solvers.poker_squares.search import chance_cards
 from gamut.solvers.seat_bots import SeatBot
 
 CHANCE_BATCH = 4  # sampled next cards between two looks at the clock
@@ -126,13 +127,9 @@ class NetSearchBot(NetBot):
         placed = int(work[K.S_NUM_PLACED + self._player])
         if placed == 0:
             self._left = self._seconds
-        exact = endgame_choice(work, self._player, self._cfg, self._endgame)
-        if exact is not None:
-            return exact[0]
-        cands = np.empty(K.NUM_CELLS, np.int64)
-        cands = cands[:candidate_cells(work, self._player, cands)]
-        if len(cands) == 1:
-            return int(cands[0])
+        move, cands = move_without_search(work, self._player, self._cfg, self._endgame)
+        if move is not None:
+            return move
         started = time.perf_counter()
         grid = self._grid(work)
         card = K.card_to_place(work, self._player)
