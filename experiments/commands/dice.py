@@ -28,17 +28,15 @@ from gamut.experiments.cli_output import (
     notice,
     progress_bar,
 )
+from gamut.experiments.commands.train import add_training_arguments, training_output
 from gamut.experiments.validate import (
-    MAX_STEPS,
     check_agent,
     check_agent_name,
     check_seat,
     memory_count,
     output_file,
-    output_folder,
     output_problem,
     parse_options,
-    real,
     seed,
     whole,
 )
@@ -46,8 +44,6 @@ from gamut.experiments.validate import (
 VARIANTS = ("classic", "classic_banked", "yacht12", "yahtzee")
 JOKERS = ("free", "forced", "none")
 MAX_PLAYERS = 8
-# Games of one evaluation of an imitation run (as gamut train allows).
-MAX_GAMES = 1_000_000
 
 
 def register(subparsers) -> None:
@@ -127,23 +123,7 @@ def register(subparsers) -> None:
                     "variant, at the states its own play reaches (DAgger): checkpoints, resume, weights.npz "
                     "and curve.csv in --out, as gamut train writes them.")
     _add_variant_arguments(imitate)
-    imitate.add_argument("--steps", type=whole(1, MAX_STEPS), default=5_000_000,
-                         help="total decisions to train on; a resumed run continues up to this total "
-                              "(default: %(default)s)")
-    imitate.add_argument("--seed", type=seed, default=0, help="seed of weights, moves and games (default: 0)")
-    imitate.add_argument("--out", type=output_folder, default=None,
-                         help="output folder (default: train/imitation-VARIANT in the current folder)")
-    imitate.add_argument("--resume", action="store_true", help="continue the run whose checkpoint is in --out")
-    imitate.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                         help="change a hyperparameter, e.g. --set hidden=512x512 (an unknown name lists them)")
-    imitate.add_argument("--eval-every", type=whole(1, MAX_STEPS), metavar="STEPS",
-                         help="evaluate (and checkpoint) every STEPS decisions (default: a tenth of --steps)")
-    imitate.add_argument("--eval-games", type=whole(2, MAX_GAMES), default=1000,
-                         help="games of each periodic evaluation (default: %(default)s)")
-    imitate.add_argument("--final-games", type=whole(2, MAX_GAMES), default=10_000,
-                         help="games of the final evaluation (default: %(default)s)")
-    imitate.add_argument("--checkpoint-minutes", type=real(0, above=True), default=5.0, metavar="M",
-                         help="also checkpoint every M minutes of training (default: %(default)s)")
+    add_training_arguments(imitate, 5_000_000, "train/imitation-VARIANT", "hidden=512x512")
     add_json_flag(imitate)
     add_quiet_flag(imitate)
     imitate.set_defaults(handler=run_imitate)
@@ -320,7 +300,6 @@ def run_regret(args: argparse.Namespace) -> int:
 def run_imitate(args: argparse.Namespace) -> int:
     import gamut.envs  # noqa: F401  (registers the games)
     from gamut.envs.loading import load_game
-    from gamut.experiments.commands.train import training_output
 
     _check_joker(args)
     joker = f",joker={args.joker}" if args.variant == "yahtzee" else ""

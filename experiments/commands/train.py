@@ -36,26 +36,11 @@ def register(subparsers) -> None:
                         help="ppo (any game; shared-policy self-play in multi-player games), nfsp "
                              "(two-player zero-sum games) or dmc (Deep Monte-Carlo: a Q-network over action "
                              "features, any game)")
-    parser.add_argument("--steps", type=whole(1, MAX_STEPS), default=1_000_000,
-                        help=f"total decisions to train for, at most {MAX_STEPS:,}; a resumed run continues up to "
-                             "this total (default: %(default)s)")
-    parser.add_argument("--seed", type=seed, default=0, help="seed of weights, actions and games (default: 0)")
-    parser.add_argument("--out", type=output_folder,
-                        help="output folder (default: train/ALGO-GAME in the current folder)")
-    parser.add_argument("--resume", action="store_true", help="continue the run whose checkpoint is in --out")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="change a hyperparameter, e.g. --set num_envs=256 --set hidden=256x256 "
-                             "(repeatable; an unknown name lists the valid ones)")
-    parser.add_argument("--eval-every", type=whole(1, MAX_STEPS), metavar="STEPS",
-                        help="evaluate (and checkpoint) every STEPS steps (default: a tenth of --steps)")
-    parser.add_argument("--eval-games", type=whole(2, MAX_GAMES), default=1000,
-                        help=f"games of each periodic evaluation, at most {MAX_GAMES:,} (default: %(default)s)")
+    add_training_arguments(parser, 1_000_000, "train/ALGO-GAME", "num_envs=256 --set hidden=256x256")
     parser.add_argument("--eval-opponent", choices=("random", "heuristic"), default="random",
                         help="who plays the other seats of every evaluation of a multi-player game: uniform "
                              "random play or the game's heuristic, where its declaration lends one "
                              "(default: %(default)s)")
-    parser.add_argument("--final-games", type=whole(2, MAX_GAMES), default=10_000,
-                        help=f"games of the final evaluation, at most {MAX_GAMES:,} (default: %(default)s)")
     parser.add_argument("--exploitability", action="store_true",
                         help="also compute the exact exploitability at every evaluation "
                              "(small two-player zero-sum games, e.g. Poke's small exact deal)")
@@ -66,11 +51,35 @@ def register(subparsers) -> None:
                         help="worker processes or Ray tasks at once, with --backend (default: all cores)")
     parser.add_argument("--address", default=None,
                         help="Ray cluster to join (--backend ray only; default: start a local Ray instance)")
-    parser.add_argument("--checkpoint-minutes", type=real(0, above=True), default=5.0, metavar="M",
-                        help="also checkpoint every M minutes of training (default: %(default)s)")
     add_json_flag(parser)
     add_quiet_flag(parser)
     parser.set_defaults(handler=run_train)
+
+
+def add_training_arguments(parser, steps: int, default_out: str, set_example: str) -> None:
+    """The flags every training command takes: budget, seed, output and resume, settings, evaluations, checkpoints.
+
+    ``steps`` is the default of ``--steps``, ``default_out`` the folder
+    ``--out`` defaults to, ``set_example`` an example of ``--set`` pairs.
+    """
+    parser.add_argument("--steps", type=whole(1, MAX_STEPS), default=steps,
+                        help=f"total decisions to train for, at most {MAX_STEPS:,}; a resumed run continues up to "
+                             "this total (default: %(default)s)")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of weights, actions and games (default: 0)")
+    parser.add_argument("--out", type=output_folder,
+                        help=f"output folder (default: {default_out} in the current folder)")
+    parser.add_argument("--resume", action="store_true", help="continue the run whose checkpoint is in --out")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help=f"change a hyperparameter, e.g. --set {set_example} "
+                             "(repeatable; an unknown name lists the valid ones)")
+    parser.add_argument("--eval-every", type=whole(1, MAX_STEPS), metavar="STEPS",
+                        help="evaluate (and checkpoint) every STEPS steps (default: a tenth of --steps)")
+    parser.add_argument("--eval-games", type=whole(2, MAX_GAMES), default=1000,
+                        help=f"games of each periodic evaluation, at most {MAX_GAMES:,} (default: %(default)s)")
+    parser.add_argument("--final-games", type=whole(2, MAX_GAMES), default=10_000,
+                        help=f"games of the final evaluation, at most {MAX_GAMES:,} (default: %(default)s)")
+    parser.add_argument("--checkpoint-minutes", type=real(0, above=True), default=5.0, metavar="M",
+                        help="also checkpoint every M minutes of training (default: %(default)s)")
 
 
 def default_out(algo: str, game_string: str) -> str:
