@@ -95,6 +95,12 @@ class GameDeclaration:
         mask, with attributes ``size`` (``F``), ``one_hot`` (False) and
         optionally ``return_scale`` (a typical return's size). Without one,
         Deep Monte-Carlo describes an action by its id's one-hot.
+    paired_match : str or None
+        ``"module:attribute"`` of a ``gamut.solvers.paired_match.PairedMatch``:
+        how two agents meet in a paired, seat-balanced match of the game (the
+        game string, what one sample is, the function playing sample ``i``),
+        read by head-to-head studies such as
+        ``gamut.experiments.studies.nn_ismcts_match``.
     """
 
     name: str
@@ -114,6 +120,7 @@ class GameDeclaration:
     heuristic: str | None = None
     running_score: str | None = None
     action_features: str | None = None
+    paired_match: str | None = None
 
     def __post_init__(self):
         if not self.name.isidentifier():

@@ -323,8 +323,8 @@ def test_the_match_driver_resumes_and_collects(tmp_path):
     from gamut.experiments.studies.nn_ismcts_match import collect, run
 
     out = tmp_path / "palace_c0.5"  # a dotted name keeps its suffixes whole
-    first = run("palace", 0.0, 1, 3, {"c_puct": 0.5}, {}, out, iterations=5)
-    again = run("palace", 0.0, 2, 3, {"c_puct": 0.5}, {}, out, iterations=5)
+    first = run("palace_poker", 0.0, 1, 3, {"c_puct": 0.5}, {}, out, iterations=5)
+    again = run("palace_poker", 0.0, 2, 3, {"c_puct": 0.5}, {}, out, iterations=5)
     rows = [line for line in (tmp_path / "palace_c0.5.jsonl").read_text().splitlines() if line]
     assert len(rows) == 2 and first["n"] == 1 and again["n"] == 2
     assert again["resolved_options"]["nn_ismcts"]["c_puct"] == 0.5
@@ -333,4 +333,21 @@ def test_the_match_driver_resumes_and_collects(tmp_path):
     table = collect(tmp_path)
     assert [row["n"] for row in table] == [2] and (tmp_path / "matches.png").is_file()
     with pytest.raises(ValueError, match="one budget"):
-        run("palace", 0.1, 1, 3, {}, {}, tmp_path / "x", iterations=5)
+        run("palace_poker", 0.1, 1, 3, {}, {}, tmp_path / "x", iterations=5)
+
+
+def test_a_paired_sample_depends_only_on_the_seed_and_its_index():
+    from gamut.solvers.paired_match import paired_match
+
+    match = paired_match("poke")
+    game = load_game(match.game)
+
+    def make(name, seat, seed):
+        return make_bot(game, name, seat, seed)
+
+    third = match.play_sample(game, make, "heuristic", "random", 4, 2)
+    again = match.play_sample(game, make, "heuristic", "random", 4, 2)
+    assert third == again and third["sample"] == sum(third["margins"]) / 2
+    assert match.play_sample(game, make, "heuristic", "random", 4, 1)["seed"] != third["seed"]
+    with pytest.raises(ValueError, match="declares no paired match; games that do: palace_poker, poke"):
+        paired_match("poker_squares")

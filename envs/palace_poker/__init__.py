@@ -19,4 +19,5 @@ GAME = GameDeclaration(
     bench_steps_per_s=200_000,
     play_baselines={"palace_poker": "heuristic", "palace_poker(players=4)": "heuristic"},
     heuristic="gamut.solvers.palace_poker.batched_heuristic:batched_heuristic",
+    paired_match="gamut.solvers.palace_poker.match:PAIRED_DEALS",
 )

@@ -18,5 +18,6 @@ GAME = GameDeclaration(
     play_baselines={"poke": "heuristic", "poke(mode=rubber)": "heuristic"},
     replots={"poke_matches": "gamut.experiments.poke_matches:replot_poke_matches"},
     heuristic="gamut.solvers.poke.batched_heuristic:batched_heuristic",
+    paired_match="gamut.solvers.poke.match:PAIRED_RUBBERS",
     action_features="gamut.envs.poke.action_features:action_features",
 )

@@ -2,18 +2,20 @@
 
     python -m gamut.experiments.studies.nn_ismcts_match poke --seconds 0.1 --pairs 60 --seed 1 \\
         --a-option c_puct=1.0 --out results/nn_ismcts/poke_final
-    python -m gamut.experiments.studies.nn_ismcts_match palace --seconds 0.1 --pairs 150 --seed 1 \\
+    python -m gamut.experiments.studies.nn_ismcts_match palace_poker --seconds 0.1 --pairs 150 --seed 1 \\
         --out results/nn_ismcts/palace_final
-    python -m gamut.experiments.studies.nn_ismcts_match poke --speed --seconds 0.1 --pairs 40 --out results/nn_ismcts/poke_speed
+    python -m gamut.experiments.studies.nn_ismcts_match poke --speed --seconds 0.1 --pairs 40 \\
+        --out results/nn_ismcts/poke_speed
     python -m gamut.experiments.studies.nn_ismcts_match collect results/nn_ismcts     # matches.csv and matches.png
 
-``poke``: pairs of full rubbers (``poke(mode=rubber)``), the same deals with the
-seats swapped (``gamut.solvers.poke.match``); a pair's sample is A's mean
-above-the-line margin over its two rubbers. ``palace``: four-player Palace
-Poker deals, each played in all four seat rotations of the lineup A, B, A, B
-with common random deals (``gamut.solvers.palace_poker.match``); a deal's
-sample is A's mean chips per hand minus B's. Both report the mean with a 95%
-t interval over the samples (``n`` = pairs or deals).
+The match is the one the game's declaration names (``GAME.paired_match``,
+``gamut.solvers.paired_match``): for ``poke``, pairs of full rubbers
+(``poke(mode=rubber)``), the same deals with the seats swapped, a pair's
+sample being A's mean above-the-line margin over its two rubbers; for
+``palace_poker``, four-player deals each played in all four seat rotations of
+the lineup A, B, A, B, a deal's sample being A's mean chips per hand minus
+B's. The report is the mean with a 95% t interval over the samples (``n`` =
+pairs or deals).
 
 Each finished sample is appended to ``<out>.jsonl`` at once, so an
 interrupted run resumes where it stopped; ``<out>.json`` holds the summary
@@ -33,9 +35,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-GAMES = {"poke": "poke(mode=rubber)", "palace": "palace_poker(players=4)"}
-
 
 def _options(items: list[str]) -> dict:
     from gamut.experiments.validate import parse_options
@@ -78,11 +77,12 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
     from gamut.solvers.bots import make_bot
     from gamut.solvers.stats import mean_ci
 
-    if game_key not in GAMES:
-        raise ValueError(f"unknown game {game_key!r}; choose one of {', '.join(GAMES)}")
+    from gamut.solvers.paired_match import paired_match
+
+    match = paired_match(game_key)
     if (seconds > 0) == (iterations > 0):
         raise ValueError(f"give one budget a move, --seconds > 0 or --iterations > 0; got {seconds} and {iterations}")
-    game = load_game(GAMES[game_key])
+    game = load_game(match.game)
     budget = {"seconds": seconds} if seconds > 0 else {"seconds": 0.0, "iterations": iterations}
     opts = {a_name: {**a_options, **budget}, b_name: {**b_options, **budget}}
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -91,37 +91,15 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
     done = _done(log)
     _warm_up(game, opts)
     start = time.perf_counter()
-    if game_key == "poke":
-        from gamut.solvers.poke.match import match_seeds, pyspiel_margins
-
-        seeds = match_seeds(seed, pairs)
-        for i, s in enumerate(seeds):
-            if i in done:
-                continue
-            t = time.perf_counter()
-            margins = pyspiel_margins(game, lambda p, q: make_bot(game, a_name, p, q, **opts[a_name]),
-                                      lambda p, q: make_bot(game, b_name, p, q, **opts[b_name]), [s])[0]
-            done[i] = {"index": i, "seed": int(s), "margins": margins.tolist(), "sample": float(margins.mean()),
-                       "seconds": time.perf_counter() - t}
-            with log.open("a") as handle:
-                handle.write(json.dumps(done[i]) + "\n")
-        unit = "pairs of rubbers; sample = A's mean above-the-line margin per rubber over the pair"
-    else:
-        from gamut.solvers.palace_poker.match import rotated_deal
-
-        lineup = [a_name, b_name, a_name, b_name]
-        for i in range(pairs):
-            if i in done:
-                continue
-            t = time.perf_counter()
-            chips = rotated_deal(game, lineup, lambda name, seat, q: make_bot(game, name, seat, q, **opts[name]),
-                                 seed, i)
-            done[i] = {"index": i, "deal": i, "chips": chips, "sample": chips[a_name] - chips[b_name],
-                       "seconds": time.perf_counter() - t}
-            with log.open("a") as handle:
-                handle.write(json.dumps(done[i]) + "\n")
-        unit = ("deals x 4 seat rotations (lineup A, B, A, B); sample = A's mean chips per hand minus B's "
-                "over the deal's rotations")
+    for i in range(pairs):
+        if i in done:
+            continue
+        t = time.perf_counter()
+        row = match.play_sample(game, lambda name, seat, q: make_bot(game, name, seat, q, **opts[name]),
+                                a_name, b_name, seed, i)
+        done[i] = {"index": i, **row, "seconds": time.perf_counter() - t}
+        with log.open("a") as handle:
+            handle.write(json.dumps(done[i]) + "\n")
     samples = np.array([done[i]["sample"] for i in range(pairs)])
     est = mean_ci(samples)
     from gamut.solvers.bots import bot_specs
@@ -131,8 +109,8 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
     resolved = {name: {key: opt.default for key, opt in specs[name].options.items()} | options
                 for name, options in opts.items()}
     summary = {"game": str(game), "agent_a": a_name, "agent_b": b_name, "options": opts,
-               "resolved_options": resolved,
-               "seconds_per_move": seconds, "iterations_per_move": iterations, "seed": seed, "n": est.n, "unit": unit,
+               "resolved_options": resolved, "seconds_per_move": seconds, "iterations_per_move": iterations,
+               "seed": seed, "n": est.n, "unit": match.unit,
                "mean_diff": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high,
                "play_seconds": sum(done[i]["seconds"] for i in range(pairs)),
                "this_run_seconds": time.perf_counter() - start, "threads": 1,
@@ -154,8 +132,9 @@ def speed(game_key: str, seconds: float, positions: int, seed: int, a_options: d
     from gamut.envs.loading import load_game
     from gamut.experiments.provenance import command_record
     from gamut.solvers.bots import make_bot
+    from gamut.solvers.paired_match import paired_match
 
-    game = load_game(GAMES[game_key])
+    game = load_game(paired_match(game_key).game)
     opts = {a_name: {**a_options, "seconds": seconds}, b_name: {**b_options, "seconds": seconds}}
     _warm_up(game, opts)
     rng = np.random.default_rng(seed)
@@ -170,12 +149,12 @@ def speed(game_key: str, seconds: float, positions: int, seed: int, a_options: d
                 continue
             player = state.current_player()
             if len(state.legal_actions()) > 1:
-                for name in totals:
+                for name, total in totals.items():
                     bot = make_bot(game, name, player, found, **opts[name])
                     bot.step(state)
                     if bot.last_search is not None:
-                        totals[name][0] += bot.last_search.iterations
-                        totals[name][1] += bot.last_search.seconds
+                        total[0] += bot.last_search.iterations
+                        total[1] += bot.last_search.seconds
                 found += 1
             state.apply_action(make_bot(game, "heuristic", player, found).step(state))
     summary = {"game": str(game), "options": opts, "positions": positions, "seed": seed,
@@ -242,11 +221,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(collect(Path(argv[1])))} summaries -> {argv[1]}/matches.csv, matches.png")
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("game", choices=sorted(GAMES))
+    parser.add_argument("game", help="a game whose declaration names a paired match (poke, palace_poker)")
     parser.add_argument("--seconds", type=float, default=0.0, help="wall seconds per move, both sides")
     parser.add_argument("--iterations", type=int, default=0,
                         help="search iterations per move, both sides (instead of --seconds)")
-    parser.add_argument("--pairs", type=int, required=True, help="Poke: pairs of rubbers; Palace: deals")
+    parser.add_argument("--pairs", type=int, required=True, help="samples: Poke pairs of rubbers, Palace Poker deals")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--a-option", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--b-option", action="append", default=[], metavar="NAME=VALUE")

@@ -34,6 +34,7 @@ import pyspiel
 from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import layout as L
 from gamut.envs.rng import splitmix64
+from gamut.solvers.paired_match import PairedMatch
 from gamut.solvers.seat_bots import play_out
 from gamut.solvers.stats import Estimate, mean_ci
 
@@ -107,6 +108,25 @@ def rotated_deal(game: pyspiel.Game, lineup: Sequence[str], make: Callable[[str,
         for name, chips in zip(names, play_hand(game, bots, seed, deal)):
             totals[name] += chips
     return {name: total / (n * lineup.count(name)) for name, total in totals.items()}
+
+
+def ab_rotations(game: pyspiel.Game, make: Callable[[str, int, int], pyspiel.Bot], a: str, b: str, seed: int,
+                 index: int) -> dict:
+    """Deal ``index`` of the match seeded by ``seed``, played in every seat rotation of the lineup A, B, A, B, ...
+
+    The sample is A's mean chips per hand minus B's over the deal's rotations.
+    """
+    lineup = [(a, b)[s % 2] for s in range(game.num_players())]
+    chips = rotated_deal(game, lineup, make, seed, index)
+    return {"deal": index, "chips": chips, "sample": chips[a] - chips[b]}
+
+
+PAIRED_DEALS = PairedMatch(
+    game="palace_poker(players=4)",
+    unit="deals x 4 seat rotations (lineup A, B, A, B); sample = A's mean chips per hand minus B's over the "
+         "deal's rotations",
+    play="gamut.solvers.palace_poker.match:ab_rotations",
+)
 
 
 def rotated_match(game: pyspiel.Game, lineup: Sequence[str], make: Callable[[str, int, int], pyspiel.Bot],

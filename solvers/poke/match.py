@@ -27,6 +27,7 @@ import pyspiel
 
 from gamut.envs.poke import kernels as K
 from gamut.envs.rng import splitmix64
+from gamut.solvers.paired_match import PairedMatch
 from gamut.solvers.poke.heuristic import NUM_PARAMS, heuristic_action
 from gamut.solvers.seat_bots import play_out
 from gamut.solvers.stats import Estimate, mean_ci
@@ -180,6 +181,24 @@ def match_seeds(seed: int, pairs: int) -> np.ndarray:
     if pairs < 1:
         raise ValueError(f"the number of match pairs must be >= 1, got {pairs}")
     return np.random.default_rng(seed).integers(0, 2**62, size=pairs, dtype=np.uint64)
+
+
+def rubber_pair(game: pyspiel.Game, make, a: str, b: str, seed: int, index: int) -> dict:
+    """Pair ``index`` of the rubber match seeded by ``seed``: the same deals with the seats swapped.
+
+    ``make(name, seat, seed)`` creates an agent; the sample is A's mean
+    above-the-line margin over the pair's two rubbers.
+    """
+    match_seed = match_seeds(seed, index + 1)[index]
+    margins = pyspiel_margins(game, lambda p, q: make(a, p, q), lambda p, q: make(b, p, q), [match_seed])[0]
+    return {"seed": int(match_seed), "margins": margins.tolist(), "sample": float(margins.mean())}
+
+
+PAIRED_RUBBERS = PairedMatch(
+    game="poke(mode=rubber)",
+    unit="pairs of rubbers; sample = A's mean above-the-line margin per rubber over the pair",
+    play="gamut.solvers.poke.match:rubber_pair",
+)
 
 
 def compare(margins: np.ndarray) -> Estimate:
