@@ -25,6 +25,24 @@ Four kinds of trial (``kind`` column):
   (``gamut.solvers.poke.search.candidate_actions``: the keep rule's and the
   lowest cards, 1 to 3). Every decision trial uses the same seed, so a hand's
   values at different scores share their determinizations and later deals.
+- ``response``: the best-response draw table (``gamut.solvers.poke.best_response``,
+  cells of ``gamut.solvers.poke.draw_table``) against a compiled opponent
+  (``heuristic``, ``mccfr``, or ``equilibrium``: the draw equilibrium of
+  ``gamut.solvers.poke.draw_equilibrium``, solved first in the same trial),
+  ``response_rounds`` rounds of ``response_rubbers`` rubbers started from
+  the threshold policy that does best against it; then that table and every
+  threshold policy against the opponent over ``response_pairs`` pairs on the
+  same seeds (rows ``response_eval``), the table's cells (``response_cell``)
+  and, for the equilibrium, its cells (``equilibrium_cell``).
+- ``bot_response``: the same against an agent that plays through pyspiel
+  (``bot_opponents``, e.g. ``ismcts:iterations=50``): the best response to
+  the heuristic (recomputed, the same seeds) refined on ``bot_response_rubbers``
+  rubbers against the agent, then evaluated with ``bot_policies`` over
+  ``bot_pairs`` pairs.
+
+``summarize`` also plays the round robin of every policy (thresholds,
+``mccfr``, the equilibrium and every best response) over
+``round_robin_pairs`` pairs per match-up, from the tables the trials return.
 """
 
 from __future__ import annotations
@@ -49,7 +67,22 @@ PARAMS = {
     "decision_hands": list,
     "decision_contexts": list,
     "decision_rollouts": int,
+    "response_opponents": list,
+    "response_rounds": int,
+    "response_rubbers": int,
+    "response_pairs": int,
+    "equilibrium_iterations": int,
+    "equilibrium_sheet_rubbers": int,
+    "bot_opponents": list,
+    "bot_policies": list,
+    "bot_response_rubbers": int,
+    "bot_pairs": int,
+    "round_robin_pairs": int,
 }
+SUMMARY_PARAMS = ("round_robin_pairs",)
+# Every response trial's stream: the same rubbers for every opponent (and the same prelude in bot trials).
+RESPONSE_STREAM = 4000
+ROUND_ROBIN_SEED = 4001
 # Every decision trial's stream: the same rollouts at every score (common random numbers).
 DECISION_STREAM = 3000
 CONTEXT_FIELDS = ("below", "below_opponent", "games", "games_opponent")
@@ -121,6 +154,7 @@ def validate(params: dict) -> None:
         raise ValueError("fields 'decision_hands' and 'decision_contexts' need at least one entry each")
     if params["decision_rollouts"] < 2:
         raise ValueError(f"field 'decision_rollouts' must be >= 2 (a CI needs two), got {params['decision_rollouts']}")
+    _validate_responses(params)
     for field in ("pairs", "point_batches", "point_rubbers", "cfr_iterations", "equilibrium_deals"):
         if params[field] < 1:
             raise ValueError(f"field {field!r} must be >= 1, got {params[field]}")
@@ -141,7 +175,12 @@ def validate(params: dict) -> None:
 
 def trial_specs(params: dict) -> list[dict]:
     names = list(parse_policies(params["policies"]))
-    specs = [{"kind": "equilibrium", "stream": 0}]
+    # The longest trials first; the heuristic's best response first of all (the bot trials start from it).
+    order = sorted(params["response_opponents"], key=["heuristic", "equilibrium", "mccfr"].index)
+    specs = [{"kind": "response", "opponent": name, "stream": RESPONSE_STREAM} for name in order]
+    specs += [{"kind": "bot_response", "opponent": entry, "stream": RESPONSE_STREAM}
+              for entry in params["bot_opponents"]]
+    specs += [{"kind": "equilibrium", "stream": 0}]
     specs += [{"kind": "point_value", "batch": b, "stream": 1000 + b} for b in range(params["point_batches"])]
     specs += [{"kind": "decision", "hand": hand, "context": context, "stream": DECISION_STREAM}
               for hand in parse_hands(params["decision_hands"]) for context in parse_contexts(params["decision_contexts"])]
@@ -172,6 +211,8 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
         return [_moments(samples)] + [{"kind": "point_context", **row} for row in context_moments(samples, context)]
     if spec["kind"] == "decision":
         return _decision_rows(game, params, spec, seed)
+    if spec["kind"] in ("response", "bot_response"):
+        return (_response_rows if spec["kind"] == "response" else _bot_response_rows)(game, params, spec, seed)
     if spec["kind"] == "match":
         policies = parse_policies(params["policies"])
         margins = heuristic_margins(game.cfg, policies[spec["a"]], policies[spec["b"]],
@@ -187,6 +228,180 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
         row["exploitability"] = strategy.metadata["exploitability"]
         row["cfr_iterations"] = params["cfr_iterations"]
     return rows
+
+
+RESPONSE_OPPONENTS = ("heuristic", "mccfr", "equilibrium")
+
+
+def _validate_responses(params: dict) -> None:
+    from gamut.solvers.poke.response_study import parse_agent
+
+    unknown = sorted(set(params["response_opponents"]) - set(RESPONSE_OPPONENTS))
+    if unknown:
+        raise ValueError(f"field 'response_opponents': unknown {unknown}; choose from {', '.join(RESPONSE_OPPONENTS)}")
+    for entry in params["bot_opponents"]:
+        parse_agent(entry)
+    policies = parse_policies(params["policies"])
+    missing = sorted(set(params["bot_policies"]) - set(policies))
+    if missing:
+        raise ValueError(f"field 'bot_policies' names policies not in 'policies': {missing}")
+    for field in ("response_rounds", "response_rubbers", "equilibrium_iterations", "equilibrium_sheet_rubbers",
+                  "bot_response_rubbers"):
+        if params[field] < 1:
+            raise ValueError(f"field {field!r} must be >= 1, got {params[field]}")
+    for field in ("response_pairs", "bot_pairs", "round_robin_pairs"):
+        if params[field] < 2:
+            raise ValueError(f"field {field!r} must be >= 2 (a CI needs two), got {params[field]}")
+
+
+def _response_seeds(params: dict, seed: int) -> tuple[list, np.ndarray]:
+    """The rubbers of each improvement round and the evaluation pairs, from the trial's seed."""
+    from gamut.solvers.poke.match import match_seeds
+
+    rounds = [match_seeds(seed + 1 + r, params["response_rubbers"]) for r in range(params["response_rounds"])]
+    return rounds, match_seeds(seed, params["response_pairs"])
+
+
+def _equilibrium_table(cfg, params: dict, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    from gamut.solvers.poke.draw_equilibrium import deal_sheets, mccfr_draw_table
+    from gamut.solvers.poke.match import match_seeds
+
+    sheets = deal_sheets(cfg, match_seeds(seed + 100, params["equilibrium_sheet_rubbers"]))
+    table, average, _ = mccfr_draw_table(cfg, sheets, params["equilibrium_iterations"], seed + 101)
+    return table, average.sum(axis=1)
+
+
+def _threshold_seats(params: dict) -> dict:
+    from gamut.solvers.poke.draw_table import SeatArrays
+
+    return {name: SeatArrays.threshold(arr) for name, arr in parse_policies(params["policies"]).items()}
+
+
+def _compiled_response(cfg, params: dict, opponent, seed: int) -> tuple:
+    """Best response to a compiled seat: start from the best threshold policy, then the improvement rounds.
+
+    Returns the table, the last round's cell stats, the start policy's name
+    and the margins (per pair) of every threshold policy on the evaluation seeds.
+    """
+    from gamut.solvers.poke.best_response import best_response, threshold_table
+    from gamut.solvers.poke.response_study import compiled_margins
+
+    rounds, evaluation = _response_seeds(params, seed)
+    thresholds = _threshold_seats(params)
+    margins = compiled_margins(cfg, thresholds, opponent, evaluation)
+    start = max(margins, key=lambda name: margins[name].mean())
+    table, stats = best_response(cfg, opponent, rounds, threshold_table(thresholds[start].params))
+    return table, stats, start, margins
+
+
+# The sources whose code decides a best response's table: a cached table is reused only while they are unchanged.
+_RESPONSE_SOURCES = ("solvers/poke/best_response.py", "solvers/poke/draw_table.py", "solvers/poke/heuristic.py",
+                     "solvers/poke/match.py", "envs/poke/kernels.py", "envs/poke/showdown.py", "envs/hands.py")
+
+
+def _response_cache(params: dict, seed: int):
+    """Cache file of the best response to the heuristic of the ``response`` trial seeded ``seed``.
+
+    Keyed by the fields and sources that decide the table; the cache
+    (``gamut.envs.paths.cache_dir``) only saves the ``bot_response`` trials
+    recomputing it.
+    """
+    import hashlib
+    import json
+    from pathlib import Path
+
+    from gamut.envs.paths import cache_dir
+
+    root = Path(__file__).resolve().parents[2]
+    fields = {key: params[key] for key in ("game", "policies", "response_rounds", "response_rubbers", "response_pairs")}
+    digest = hashlib.sha256(json.dumps({**fields, "seed": seed}, sort_keys=True).encode())
+    for source in _RESPONSE_SOURCES:
+        digest.update((root / source).read_bytes())
+    return cache_dir("poke_doubling", f"br_heuristic_{digest.hexdigest()[:24]}.npy")
+
+
+def _store_heuristic_response(params: dict, seed: int, table: np.ndarray) -> None:
+    from gamut.solvers.atomic_file import write_atomically
+
+    path = _response_cache(params, seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, lambda handle: np.save(handle, table))
+
+
+def _heuristic_response_table(cfg, params: dict, seed: int) -> np.ndarray:
+    """The best response to the heuristic of the ``response`` trial with the same seed (from the cache if there)."""
+    from gamut.solvers.poke.response_study import compiled_opponent
+
+    path = _response_cache(params, seed)
+    if path.exists():
+        return np.load(path)
+    table, _, _, _ = _compiled_response(cfg, params, compiled_opponent("heuristic"), seed)
+    _store_heuristic_response(params, seed, table)
+    return table
+
+
+def _cell_rows(opponent: str, table, start_table, stats) -> list[dict]:
+    """The cells a table's estimate touched or changed, with their paired draw-minus-stand samples."""
+    from gamut.solvers.poke.draw_table import HAND_CLASSES, SITUATIONS, cell_fields, context_fields
+
+    mean, half = stats.mean(), stats.half_width()
+    rows = []
+    for cell in np.flatnonzero((stats.count > 0) | (table != start_table)):
+        situation, cls, context = cell_fields(int(cell))
+        rows.append({"kind": "response_cell", "opponent": opponent, "cell": int(cell),
+                     "situation": SITUATIONS[situation], "hand_class": HAND_CLASSES[cls], **context_fields(context),
+                     "draw": float(table[cell]), "start_draw": float(start_table[cell]), "n": int(stats.count[cell]),
+                     "draw_minus_stand": float(mean[cell]), "ci95_low": float(mean[cell] - half[cell]),
+                     "ci95_high": float(mean[cell] + half[cell])})
+    return rows
+
+
+def _response_rows(game, params: dict, spec: dict, seed: int) -> list[dict]:
+    from gamut.solvers.poke.best_response import threshold_table
+    from gamut.solvers.poke.draw_table import HAND_CLASSES, SITUATIONS, SeatArrays, cell_fields, context_fields
+    from gamut.solvers.poke.response_study import compiled_margins, compiled_opponent, gain_rows
+
+    cfg, name = game.cfg, spec["opponent"]
+    rows = []
+    if name == "equilibrium":
+        eq, visits = _equilibrium_table(cfg, params, seed)
+        opponent = SeatArrays.draw_table(eq)
+        for cell in range(eq.size):
+            situation, cls, context = cell_fields(cell)
+            rows.append({"kind": "equilibrium_cell", "cell": cell, "situation": SITUATIONS[situation],
+                         "hand_class": HAND_CLASSES[cls], **context_fields(context), "draw": float(eq[cell]),
+                         "weight": float(visits[cell]), "iterations": params["equilibrium_iterations"]})
+    else:
+        opponent = compiled_opponent(name)
+    table, stats, start, margins = _compiled_response(cfg, params, opponent, seed)
+    if name == "heuristic":
+        _store_heuristic_response(params, seed, table)
+    _, evaluation = _response_seeds(params, seed)
+    margins.update(compiled_margins(cfg, {"best response": SeatArrays.draw_table(table), "opponent itself": opponent},
+                                    opponent, evaluation))
+    rows += _cell_rows(name, table, threshold_table(_threshold_seats(params)[start].params), stats)
+    rows += [{"kind": "response_eval", "opponent": name, "start": f"threshold:{start}", **row}
+             for row in gain_rows(margins, "best response")]
+    return rows
+
+
+def _bot_response_rows(game, params: dict, spec: dict, seed: int) -> list[dict]:
+    from gamut.solvers.poke.best_response import refine_against_bots
+    from gamut.solvers.poke.draw_table import SeatArrays
+    from gamut.solvers.poke.match import match_seeds
+    from gamut.solvers.poke.response_study import bot_maker, bot_margins, gain_rows
+
+    entry = spec["opponent"]
+    make_opponent = bot_maker(game, entry)
+    start = _heuristic_response_table(game.cfg, params, seed)
+    table, stats = refine_against_bots(game, start, make_opponent, match_seeds(seed + 50, params["bot_response_rubbers"]))
+    thresholds = _threshold_seats(params)
+    policies = {"best response": SeatArrays.draw_table(table), "best response to heuristic": SeatArrays.draw_table(start),
+                **{name: thresholds[name] for name in params["bot_policies"]}}
+    margins = bot_margins(game, policies, make_opponent, match_seeds(seed + 60, params["bot_pairs"]))
+    return (_cell_rows(entry, table, start, stats)
+            + [{"kind": "response_eval", "opponent": entry, "start": "response:heuristic", **row}
+               for row in gain_rows(margins, "best response")])
 
 
 def _decision_rows(game, params: dict, spec: dict, seed: int) -> list[dict]:
@@ -243,6 +458,12 @@ def plot(table: pd.DataFrame, params: dict, writer) -> None:
     writer.figure("margins_vs_default", margins_figure(_versus_default(head_to_head(table), params), params))
     writer.figure("point_value_by_score", point_value_figure(point_value_by_score(table)))
     writer.figure("draw_by_score", draw_figure(draw_by_score(table, params)))
+    for name, values in response_tables(table, params).items():
+        writer.figure(_chart_name(name), decision_figure(values, name))
+
+
+def _chart_name(name: str) -> str:
+    return "decisions_" + name.replace("best response to ", "br_").replace(":", "_").replace("=", "").replace(",", "_")
 
 
 def point_value_by_score(table: pd.DataFrame) -> pd.DataFrame:
@@ -402,6 +623,118 @@ def _versus_default_thresholds(params: dict) -> str:
     return ",".join(str(int(x)) for x in parse_policies(params["policies"])["default"])
 
 
+def response_tables(table: pd.DataFrame, params: dict) -> dict:
+    """``{name: draw table}`` of the equilibrium and of every best response, rebuilt from the trials' rows.
+
+    A best response's cells are its start table (a threshold policy, or the
+    best response to the heuristic) with the returned cells written over it.
+    """
+    from gamut.solvers.poke.best_response import threshold_table
+
+    thresholds = parse_policies(params["policies"])
+    out = {}
+    eq = table[table["kind"] == "equilibrium_cell"]
+    if not eq.empty:
+        values = np.zeros(len(eq))
+        values[eq["cell"].astype(int).to_numpy()] = eq["draw"].to_numpy()
+        out["equilibrium"] = values
+    evals = table[table["kind"] == "response_eval"]
+    cells = table[table["kind"] == "response_cell"]
+    pending = list(dict.fromkeys(evals["opponent"]))
+    while pending:
+        opponent = pending.pop(0)
+        start = str(evals.loc[evals["opponent"] == opponent, "start"].iloc[0])
+        source, _, name = start.partition(":")
+        if source == "threshold":
+            base = threshold_table(thresholds[name])
+        elif f"best response to {name}" in out:
+            base = out[f"best response to {name}"]
+        else:
+            pending.append(opponent)
+            continue
+        values = base.copy()
+        mine = cells[cells["opponent"] == opponent]
+        values[mine["cell"].astype(int).to_numpy()] = mine["draw"].to_numpy()
+        out[f"best response to {opponent}"] = values
+    return out
+
+
+def round_robin_table(table: pd.DataFrame, params: dict) -> pd.DataFrame:
+    """Every threshold policy, ``mccfr``, the equilibrium and every best response, each against each (95% CI)."""
+    from gamut.solvers.poke.draw_table import SeatArrays
+    from gamut.solvers.poke.match import match_seeds
+    from gamut.solvers.poke.response_study import compiled_opponent, round_robin
+
+    import pyspiel
+
+    seats = dict(_threshold_seats(params))
+    seats["mccfr"] = compiled_opponent("mccfr")
+    seats.update({name: SeatArrays.draw_table(values) for name, values in response_tables(table, params).items()})
+    cfg = pyspiel.load_game(params["game"]).cfg
+    rows = round_robin(cfg, seats, match_seeds(ROUND_ROBIN_SEED, params["round_robin_pairs"]))
+    out = pd.DataFrame(rows)
+    means = out.groupby("a", sort=False)["mean_margin"].mean()
+    order = {name: i for i, name in enumerate(means.sort_values(ascending=False).index)}
+    return out.sort_values(["a", "b"], key=lambda c: c.map(order)).reset_index(drop=True)
+
+
+def round_robin_figure(rr: pd.DataFrame):
+    """Heat map of the round robin: row policy's mean margin per rubber against the column policy."""
+    import matplotlib.pyplot as plt
+
+    names = list(dict.fromkeys(rr["a"]))
+    grid = rr.pivot(index="a", columns="b", values="mean_margin").reindex(index=names, columns=names)
+    half = (rr.assign(h=(rr["ci95_high"] - rr["ci95_low"]) / 2)
+            .pivot(index="a", columns="b", values="h").reindex(index=names, columns=names))
+    fig, ax = plt.subplots(figsize=(1.0 + 0.72 * len(names), 1.2 + 0.5 * len(names)))
+    limit = float(np.nanmax(np.abs(grid.to_numpy())))
+    image = ax.imshow(grid.to_numpy(), cmap="RdBu", vmin=-limit, vmax=limit)
+    for i in range(len(names)):
+        for j in range(len(names)):
+            if i != j:
+                ax.text(j, i, f"{grid.iat[i, j]:+.0f}\n±{half.iat[i, j]:.0f}", ha="center", va="center", fontsize=6)
+    ax.set_xticks(range(len(names)), names, rotation=60, ha="right", fontsize=7)
+    ax.set_yticks(range(len(names)), names, fontsize=7)
+    fig.colorbar(image, ax=ax, label="row's mean margin per rubber")
+    ax.set_title(f"Round robin of draw/double policies (pairs of rubbers, n = {int(rr['n_pairs'].iloc[0]):,} "
+                 "per match-up; ± half the 95% CI)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def decision_figure(values: np.ndarray, title: str):
+    """Decision chart of a draw table: one panel per situation, hand class by score context, P(draw) shaded."""
+    import matplotlib.pyplot as plt
+
+    from gamut.solvers.poke.draw_table import (BELOW_LABELS, HAND_CLASSES, NUM_CLASSES, NUM_CONTEXTS,
+                                               NUM_SITUATIONS, SITUATIONS)
+
+    grid = np.asarray(values).reshape(NUM_SITUATIONS, NUM_CLASSES, NUM_CONTEXTS)
+    fig, axes = plt.subplots(4, 3, figsize=(18, 11), sharex=True, sharey=True)
+    labels = [f"{g // 2}{g % 2} {own}/{opp}" for g in range(4) for own in BELOW_LABELS for opp in BELOW_LABELS]
+    for k, ax in enumerate(axes.flat):
+        if k >= NUM_SITUATIONS:
+            ax.axis("off")
+            continue
+        ax.imshow(grid[k], cmap="Greens", vmin=0, vmax=1, aspect="auto")
+        ax.set_title(SITUATIONS[k], fontsize=9)
+        ax.set_yticks(range(NUM_CLASSES), HAND_CLASSES, fontsize=7)
+        ax.set_xticks(range(NUM_CONTEXTS), labels, rotation=90, fontsize=5)
+        for g in (9, 18, 27):
+            ax.axvline(g - 0.5, color="grey", lw=0.6)
+    fig.suptitle(f"{title}: P(draw) by hand class (rows) and score context (columns: games won own/opponent, "
+                 "below the line own/opponent); dark = draw", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def response_gains(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows ``response_eval``: each policy's margin against each opponent and the best response's gain over it."""
+    cols = ["opponent", "policy", "start", "n_pairs", "margin", "ci95_low", "ci95_high", "gain", "gain_ci95_low",
+            "gain_ci95_high"]
+    return table[table["kind"] == "response_eval"][cols].reset_index(drop=True)
+
+
 def summarize(table: pd.DataFrame, params: dict, writer) -> str:
     point = _pooled(table[table["kind"] == "point_value"])
     writer.table("point_value", pd.DataFrame([{"value": point.value, "ci95_low": point.ci95_low,
@@ -429,7 +762,43 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
     exploit = float(table.loc[table["kind"] == "equilibrium", "exploitability"].iloc[0])
     first = eq[eq["stage"].isin([0, 2])].pivot(index="hand", columns="stage_name", values="frequency")
 
+    gains = response_gains(table)
+    writer.table("best_response_gains", gains)
+    writer.table("best_response_cells", table[table["kind"] == "response_cell"][
+        ["opponent", "cell", "situation", "hand_class", "games_own", "games_opponent", "below_own", "below_opponent",
+         "draw", "start_draw", "n", "draw_minus_stand", "ci95_low", "ci95_high"]].reset_index(drop=True))
+    eq_cells = table[table["kind"] == "equilibrium_cell"][
+        ["cell", "situation", "hand_class", "games_own", "games_opponent", "below_own", "below_opponent", "draw",
+         "weight", "iterations"]].reset_index(drop=True)
+    writer.table("equilibrium_table", eq_cells)
+    for name, values in response_tables(table, params).items():
+        writer.figure(_chart_name(name), decision_figure(values, name))
+    rr = round_robin_table(table, params)
+    writer.table("round_robin", rr)
+    writer.figure("round_robin", round_robin_figure(rr))
+    standings = (rr.groupby("a", sort=False)["mean_margin"].mean().rename("mean_margin_over_field")
+                 .reset_index().rename(columns={"a": "policy"}))
+    writer.table("round_robin_standings", standings)
+    bound = gains[(gains["opponent"] == "equilibrium") & (gains["policy"] == "best response")]
+
     return "\n".join([
+        "Best responses (draw tables over situation x hand class x score context) against each opponent: every "
+        "policy's mean margin per rubber against the opponent and the best response's paired gain over it "
+        "(95% CIs, n pairs of rubbers; 'opponent itself' is the opponent's own doubling):",
+        "",
+        markdown_table(gains),
+        "",
+        *([f"Equilibrium of the draw phase (MCCFR, {params['equilibrium_iterations']:,} iterations): a best "
+           f"response gains **{bound['margin'].iloc[0]:+.1f}** per rubber against it (95% CI "
+           f"{bound['ci95_low'].iloc[0]:+.1f} .. {bound['ci95_high'].iloc[0]:+.1f}, n = "
+           f"{int(bound['n_pairs'].iloc[0]):,} pairs): a sampled lower bound of its exploitability in the "
+           "abstraction.", ""] if not bound.empty else []),
+        f"Round robin ({params['round_robin_pairs']:,} pairs per match-up), mean margin against the field:",
+        "",
+        markdown_table(standings),
+        "",
+        "![round robin](round_robin.png)",
+        "",
         f"Value of one below-the-line point: **{point.value:.2f}** above-the-line points "
         f"(95% CI {point.ci95_low:.2f} .. {point.ci95_high:.2f}, n = {point.n:,} rubbers; default heuristic "
         "both sides, one extra point at the start of a random deal).",
