@@ -69,6 +69,7 @@ from gamut.solvers.rl.networks import (
 from gamut.solvers.rl.neural_bot import NeuralBot
 from gamut.solvers.rl.ppo import Hyperparameters
 from gamut.solvers.rl.shipped import shipped_path
+from gamut.solvers.rl.trainer_state import checked_learner, learner_state, restore_learner
 
 ALGORITHM = "imitation"
 
@@ -355,41 +356,11 @@ class ImitationTrainer:
     # -- checkpoint support ---------------------------------------------------
     def state(self) -> tuple[dict, dict]:
         """JSON-able counters and generator state, and every array of the run."""
-        import jax
-        from gamut.solvers.rl import rollout
-
-        arrays = {f"params/{k}": np.asarray(v) for k, v in self.params.items()}
-        arrays.update({f"opt/{i}": np.asarray(leaf) for i, leaf in enumerate(jax.tree_util.tree_leaves(self.opt_state))})
-        arrays.update({f"env/{k}": v for k, v in rollout.env_arrays(self.env).items()})
-        arrays["step/obs"], arrays["step/legal_mask"] = np.array(self.step.obs), np.array(self.step.legal_mask)
-        info = {"steps": self.steps, "updates": self.updates, "rng": self.rng.bit_generator.state,
-                "finished_returns": self.finished_returns}
-        return info, arrays
+        return learner_state(self)
 
     def load_state(self, info: dict, arrays: dict) -> None:
         """Restore what :meth:`state` returned (shapes checked; raises ValueError on a mismatch)."""
-        import dataclasses
-
-        import jax
-        from gamut.solvers.rl import rollout
-
-        params = {k[len("params/"):]: v for k, v in arrays.items() if k.startswith("params/")}
-        if set(params) != set(self.params) or any(params[k].shape != self.params[k].shape for k in params):
-            raise ValueError("the saved network does not match this configuration")
-        leaves, treedef = jax.tree_util.tree_flatten(self.opt_state)
-        saved = [arrays.get(f"opt/{i}") for i in range(len(leaves))]
-        if any(s is None or np.shape(s) != np.shape(leaf) for s, leaf in zip(saved, leaves)):
-            raise ValueError("the optimizer state does not match this configuration")
-        obs, mask = arrays.get("step/obs"), arrays.get("step/legal_mask")
-        if obs is None or mask is None or obs.shape != self.step.obs.shape or mask.shape != self.step.legal_mask.shape:
-            raise ValueError("the saved batch position does not match this environment")
-        rollout.restore_env(self.env, {k[len("env/"):]: v for k, v in arrays.items() if k.startswith("env/")})
-        self.step = dataclasses.replace(self.step, obs=obs.copy(), legal_mask=mask.astype(np.bool_))
-        self.params = params
-        self.opt_state = jax.tree_util.tree_unflatten(treedef, [jax.numpy.asarray(s) for s in saved])
-        self.rng.bit_generator.state = info["rng"]
-        self.steps, self.updates = int(info["steps"]), int(info["updates"])
-        self.finished_returns = list(info["finished_returns"])
+        restore_learner(self, info, arrays, checked_learner(self, arrays))
         # The turn levels kept per row belong to the games before the restore.
         self.targets = OptionValues(self.solution, self.game, self.config.num_envs)
 

@@ -35,6 +35,48 @@ CHECKPOINT_FORMAT = "gamut-rl-checkpoint-1"
 WEIGHTS_FORMAT = "gamut-rl-weights-1"
 
 
+def saved_group(arrays: dict, prefix: str) -> dict:
+    """The arrays of a checkpoint saved under ``prefix/``, keyed without it.
+
+    >>> saved_group({"params/w": 1, "opt/0": 2}, "params")
+    {'w': 1}
+    """
+    start = prefix + "/"
+    return {key[len(start):]: value for key, value in arrays.items() if key.startswith(start)}
+
+
+def check_same_shapes(what: str, expected: dict, found: dict) -> None:
+    """ValueError unless ``found`` has the keys of ``expected`` and every entry its shape (``what`` names them)."""
+    if set(expected) != set(found):
+        raise ValueError(f"the {what} hold {sorted(found)}, this configuration needs {sorted(expected)}")
+    for key, value in expected.items():
+        if np.shape(found[key]) != np.shape(value):
+            raise ValueError(f"the {what} entry {key!r} has shape {np.shape(found[key])}, "
+                             f"this configuration needs {np.shape(value)}")
+
+
+def saved_params(arrays: dict, like: dict) -> dict:
+    """The network parameters saved under ``params/``, checked against the shapes of ``like``."""
+    params = saved_group(arrays, "params")
+    check_same_shapes("parameters", like, params)
+    return params
+
+
+def saved_optimizer(arrays: dict, like, prefix: str = "opt", what: str = "the optimizer state"):
+    """The optimizer state saved as the leaves ``prefix/0``, ``prefix/1``, ... of the pytree ``like``.
+
+    Checked leaf by leaf before anything is built, so a mismatch raises
+    ValueError (naming ``what``) and the caller's state is left untouched.
+    """
+    import jax
+
+    leaves, treedef = jax.tree_util.tree_flatten(like)
+    saved = [arrays.get(f"{prefix}/{i}") for i in range(len(leaves))]
+    if any(s is None or np.shape(s) != np.shape(leaf) for s, leaf in zip(saved, leaves)):
+        raise ValueError(f"{what} does not match this configuration")
+    return jax.tree_util.tree_unflatten(treedef, [jax.numpy.asarray(s) for s in saved])
+
+
 class RLFileError(ValueError):
     """A checkpoint or weights file is unreadable, corrupt, or belongs to another run or game."""
 

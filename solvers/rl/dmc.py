@@ -67,13 +67,14 @@ import numpy as np
 
 from gamut.envs.loading import load_game
 from gamut.envs.vector import make_vector
-from gamut.solvers.rl import rollout
+from gamut.solvers.rl.checkpoint import saved_group
 from gamut.solvers.rl.evaluation import network_input, uses_info_state
 # OneHotFeatures and action_features are this module's names too (the tests and older callers import them here).
 from gamut.solvers.rl.features import (OneHotFeatures, action_features, features_name,  # noqa: F401
                                        score_actions, score_chosen)
 from gamut.solvers.rl.networks import init_mlp, sample_masked
-from gamut.solvers.rl.ppo import Hyperparameters, _check_same_shapes, _load_step, _step_arrays
+from gamut.solvers.rl.ppo import Hyperparameters
+from gamut.solvers.rl.trainer_state import checked_learner, learner_state, restore_learner
 
 
 def q_values(params: dict, x, feats, xp=np):
@@ -380,19 +381,12 @@ class DMCTrainer:
     # -- checkpoint support ---------------------------------------------------
     def state(self) -> tuple[dict, dict]:
         """JSON-able counters and generator state, and every array of the run (filled parts only)."""
-        import jax
-
-        arrays = {f"params/{k}": np.asarray(v) for k, v in self.params.items()}
-        leaves = jax.tree_util.tree_leaves(self.opt_state)
-        arrays.update({f"opt/{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)})
-        arrays.update({f"env/{k}": v for k, v in rollout.env_arrays(self.env).items()})
-        arrays.update(_step_arrays(self.step))
+        info, arrays = learner_state(self)
         longest = int(self.held.max())
         arrays.update({f"slots/{k}": v[:, :longest].copy() for k, v in self.slots.items()})
         arrays["held"] = self.held.copy()
         arrays.update({f"buffer/{k}": v[:self.filled].copy() for k, v in self.buffer.items()})
-        info = {"steps": self.steps, "updates": self.updates, "rng": self.rng.bit_generator.state,
-                "finished_returns": self.finished_returns, "filled": self.filled, "head": self.head}
+        info.update(filled=self.filled, head=self.head)
         if self.league is not None:
             league_info, league_arrays = self.league.state()
             info["league"] = league_info
@@ -401,14 +395,7 @@ class DMCTrainer:
 
     def load_state(self, info: dict, arrays: dict) -> None:
         """Restore what :meth:`state` returned (shapes checked; raises ValueError on a mismatch)."""
-        import jax
-
-        params = {k[len("params/"):]: v for k, v in arrays.items() if k.startswith("params/")}
-        _check_same_shapes("parameters", self.params, params)
-        leaves, treedef = jax.tree_util.tree_flatten(self.opt_state)
-        saved = [arrays.get(f"opt/{i}") for i in range(len(leaves))]
-        if any(s is None or np.shape(s) != np.shape(leaf) for s, leaf in zip(saved, leaves)):
-            raise ValueError("the optimizer state does not match this configuration")
+        checked = checked_learner(self, arrays)
         held, filled = arrays["held"], int(info["filled"])
         longest = int(held.max()) if held.size else 0
         if held.shape != self.held.shape or filled > self.config.buffer_size:
@@ -417,22 +404,15 @@ class DMCTrainer:
                           *(("buffer/" + k, v[:filled]) for k, v in self.buffer.items())):
             if arrays[name].shape != own.shape:
                 raise ValueError(f"the saved {name} has shape {arrays[name].shape}, this run needs {own.shape}")
-        rollout.restore_env(self.env, {k[len("env/"):]: v for k, v in arrays.items() if k.startswith("env/")})
-        self.step = _load_step(arrays, self.step)
+        if self.league is not None:
+            self.league.load_state(info["league"], saved_group(arrays, "league"), self.params)
         for k, v in self.slots.items():
             v[:, :longest] = arrays[f"slots/{k}"]
         for k, v in self.buffer.items():
             v[:filled] = arrays[f"buffer/{k}"]
-        if self.league is not None:
-            self.league.load_state(info["league"], {k[len("league/"):]: v for k, v in arrays.items()
-                                                    if k.startswith("league/")}, self.params)
         self.held[:] = held
         self.filled, self.head = filled, int(info["head"])
-        self.params = params
-        self.opt_state = jax.tree_util.tree_unflatten(treedef, [jax.numpy.asarray(s) for s in saved])
-        self.rng.bit_generator.state = info["rng"]
-        self.steps, self.updates = int(info["steps"]), int(info["updates"])
-        self.finished_returns = list(info["finished_returns"])
+        restore_learner(self, info, arrays, checked)
 
     def weights_arrays(self) -> dict:
         """What a weights file ships: the Q-network (``q/*``)."""

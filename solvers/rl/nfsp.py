@@ -36,9 +36,11 @@ import numpy as np
 from gamut.envs.loading import load_game
 from gamut.envs.vector import make_vector
 from gamut.solvers.rl import rollout
+from gamut.solvers.rl.checkpoint import check_same_shapes, saved_group, saved_optimizer, saved_params
 from gamut.solvers.rl.evaluation import network_input, uses_info_state
 from gamut.solvers.rl.networks import MASKED_LOGIT, forward, init_mlp, masked_log_softmax, sample_masked
-from gamut.solvers.rl.ppo import Hyperparameters, _check_same_shapes, _load_step, _step_arrays
+from gamut.solvers.rl.ppo import Hyperparameters
+from gamut.solvers.rl.trainer_state import load_step, step_arrays
 
 
 @dataclass(frozen=True)
@@ -284,28 +286,20 @@ class NFSPTrainer:
             arrays.update({f"{name}/{i}": np.asarray(x) for i, x in enumerate(jax.tree_util.tree_leaves(opt))})
         arrays.update({f"buffer/{k}": v for k, v in self.buffers.items()})
         arrays.update({f"env/{k}": v for k, v in rollout.env_arrays(self.env).items()})
-        arrays.update(_step_arrays(self.step))
+        arrays.update(step_arrays(self.step))
         info = {"steps": self.steps, "learn_steps": self.learn_steps, "replay_added": self.replay_added,
                 "reservoir_seen": self.reservoir_seen, "rng": self.rng.bit_generator.state,
                 "finished_returns": self.finished_returns}
         return info, arrays
 
     def load_state(self, info: dict, arrays: dict) -> None:
-        import jax
-
-        params = {k[len("params/"):]: v for k, v in arrays.items() if k.startswith("params/")}
-        _check_same_shapes("parameters", self.params, params)
-        buffers = {k[len("buffer/"):]: v for k, v in arrays.items() if k.startswith("buffer/")}
-        _check_same_shapes("buffers", self.buffers, buffers)
-        restored = {}
-        for name, opt in (("q_opt", self.q_opt), ("sl_opt", self.sl_opt)):
-            leaves, treedef = jax.tree_util.tree_flatten(opt)
-            saved = [arrays.get(f"{name}/{i}") for i in range(len(leaves))]
-            if any(s is None or np.shape(s) != np.shape(x) for s, x in zip(saved, leaves)):
-                raise ValueError(f"the optimizer state {name} does not match this configuration")
-            restored[name] = jax.tree_util.tree_unflatten(treedef, [jax.numpy.asarray(s) for s in saved])
-        rollout.restore_env(self.env, {k[len("env/"):]: v for k, v in arrays.items() if k.startswith("env/")})
-        self.step = _load_step(arrays, self.step)
+        params = saved_params(arrays, self.params)
+        buffers = saved_group(arrays, "buffer")
+        check_same_shapes("buffers", self.buffers, buffers)
+        restored = {name: saved_optimizer(arrays, opt, name, f"the optimizer state {name}")
+                    for name, opt in (("q_opt", self.q_opt), ("sl_opt", self.sl_opt))}
+        rollout.restore_env(self.env, saved_group(arrays, "env"))
+        self.step = load_step(arrays, self.step)
         self.params, self.buffers = params, {k: v.copy() for k, v in buffers.items()}
         self.q_opt, self.sl_opt = restored["q_opt"], restored["sl_opt"]
         self.rng.bit_generator.state = info["rng"]

@@ -83,11 +83,13 @@ import numpy as np
 from gamut.envs.loading import load_game
 from gamut.envs.vector import make_vector
 from gamut.solvers.rl import rollout
+from gamut.solvers.rl.checkpoint import saved_group
 from gamut.solvers.rl.scores import optional_running_score, running_score_reader
 from gamut.solvers.rl.evaluation import network_input, uses_info_state
 from gamut.solvers.rl.features import action_features, declares_features, features_name, score_actions, score_pairs
 from gamut.solvers.rl.opponents import batched_heuristic, draw_tables
 from gamut.solvers.rl.networks import MASKED_LOGIT, forward, init_mlp, masked_log_softmax, sample_masked
+from gamut.solvers.rl.trainer_state import checked_learner, learner_state, restore_learner
 
 
 class Hyperparameters:
@@ -480,45 +482,23 @@ class PPOTrainer:
     # -- checkpoint support ---------------------------------------------------
     def state(self) -> tuple[dict, dict]:
         """JSON-able counters and generator state, and every array of the run."""
-        import jax
-
-        leaves = jax.tree_util.tree_leaves(self.opt_state)
-        arrays = {f"params/{k}": np.asarray(v) for k, v in self.params.items()}
-        arrays.update({f"opt/{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)})
-        arrays.update({f"env/{k}": v for k, v in rollout.env_arrays(self.env).items()})
-        arrays.update(_step_arrays(self.step))
+        info, arrays = learner_state(self)
         if self.heuristic is not None:
             arrays["tables"] = self.tables.copy()
             arrays.update({f"heuristic/{k}": v for k, v in self.heuristic.state().items()})
-        info = {"steps": self.steps, "updates": self.updates, "rng": self.rng.bit_generator.state,
-                "finished_returns": self.finished_returns}
         return info, arrays
 
     def load_state(self, info: dict, arrays: dict) -> None:
         """Restore what :meth:`state` returned (shapes checked; raises ValueError on a mismatch)."""
-        import jax
-
-        params = {k[len("params/"):]: v for k, v in arrays.items() if k.startswith("params/")}
-        _check_same_shapes("parameters", self.params, params)
-        leaves, treedef = jax.tree_util.tree_flatten(self.opt_state)
-        saved = [arrays.get(f"opt/{i}") for i in range(len(leaves))]
-        if any(s is None or np.shape(s) != np.shape(leaf) for s, leaf in zip(saved, leaves)):
-            raise ValueError("the optimizer state does not match this configuration")
+        checked = checked_learner(self, arrays)
         tables = arrays.get("tables")
         if self.heuristic is not None and (tables is None or tables.shape != self.tables.shape
                                            or any(f"heuristic/{k}" not in arrays for k in self.heuristic.state())):
             raise ValueError("the saved heuristic seats do not match this run")
-        rollout.restore_env(self.env, {k[len("env/"):]: v for k, v in arrays.items() if k.startswith("env/")})
-        self.step = _load_step(arrays, self.step)
         if self.heuristic is not None:
-            self.heuristic.load_state({k[len("heuristic/"):]: v for k, v in arrays.items()
-                                       if k.startswith("heuristic/")})
+            self.heuristic.load_state(saved_group(arrays, "heuristic"))
             self.tables = tables.astype(np.bool_)
-        self.params = params
-        self.opt_state = jax.tree_util.tree_unflatten(treedef, [jax.numpy.asarray(s) for s in saved])
-        self.rng.bit_generator.state = info["rng"]
-        self.steps, self.updates = int(info["steps"]), int(info["updates"])
-        self.finished_returns = list(info["finished_returns"])
+        restore_learner(self, info, arrays, checked)
 
     def weights_arrays(self) -> dict:
         """What a weights file ships: the policy network (``pi/*``) and the value network (``v/*``).
@@ -541,35 +521,3 @@ class PPOTrainer:
                 "feature_size": int(self.features.size)} if self.actions else {"policy_head": "flat"}
         return {**head, "value_scale": self.reward_scale,
                 "value_meaning": "points to come" if self.running_score is not None else "final return"}
-
-
-_STEP_FIELDS = ("obs", "legal_mask", "current_player", "info_state")
-
-
-def _step_arrays(step) -> dict:
-    return {f"step/{name}": np.asarray(getattr(step, name)) for name in _STEP_FIELDS
-            if getattr(step, name) is not None}
-
-
-def _load_step(arrays: dict, like):
-    from dataclasses import replace
-
-    fields = {}
-    for name in _STEP_FIELDS:
-        current = getattr(like, name)
-        if current is None:
-            continue
-        saved = arrays.get(f"step/{name}")
-        if saved is None or saved.shape != current.shape or saved.dtype != current.dtype:
-            raise ValueError(f"the saved batch position {name!r} does not match this environment")
-        fields[name] = saved.copy()
-    return replace(like, **fields)
-
-
-def _check_same_shapes(what: str, expected: dict, found: dict) -> None:
-    if set(expected) != set(found):
-        raise ValueError(f"the {what} hold {sorted(found)}, this configuration needs {sorted(expected)}")
-    for key, value in expected.items():
-        if np.shape(found[key]) != np.shape(value):
-            raise ValueError(f"the {what} entry {key!r} has shape {np.shape(found[key])}, "
-                             f"this configuration needs {np.shape(value)}")

@@ -108,8 +108,19 @@ def env_arrays(env) -> dict:
 
 
 def restore_env(env, arrays: dict) -> None:
-    """Write ``arrays`` (from :func:`env_arrays`) back into ``env``, a fresh environment of the same game and size."""
+    """Write ``arrays`` (from :func:`env_arrays`) back into ``env``, a fresh environment of the same game and size.
+
+    Every array is checked before ``env`` is touched: a mismatch raises ValueError and leaves it as it was.
+    """
+    check_env_arrays(env, arrays)
     env.reset()
+    own = {name: value for name, value in vars(env).items() if isinstance(value, np.ndarray)}
+    for name, value in arrays.items():
+        own[name][...] = value
+
+
+def check_env_arrays(env, arrays: dict) -> None:
+    """ValueError unless ``arrays`` (from :func:`env_arrays`) has ``env``'s array names, shapes and dtypes."""
     own = {name: value for name, value in vars(env).items() if isinstance(value, np.ndarray)}
     if set(own) != set(arrays):
         raise ValueError(f"saved environment arrays {sorted(arrays)} do not match this environment's {sorted(own)}")
@@ -117,4 +128,3 @@ def restore_env(env, arrays: dict) -> None:
         if own[name].shape != value.shape or own[name].dtype != value.dtype:
             raise ValueError(f"saved environment array {name!r} has shape {value.shape} and dtype {value.dtype}, "
                              f"this environment's {own[name].shape} and {own[name].dtype}")
-        own[name][...] = value
