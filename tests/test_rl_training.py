@@ -169,6 +169,25 @@ def test_a_damaged_or_foreign_checkpoint_is_refused_and_changes_nothing(tmp_path
     _same(before, other.params)
 
 
+@pytest.mark.parametrize("algorithm", ["ppo", "dmc"])
+def test_a_state_of_another_environment_is_refused_before_anything_changes(algorithm):
+    from gamut.solvers.rl.rollout import env_arrays
+
+    overrides = TINY_PPO if algorithm == "ppo" else {"num_envs": 8, "rollout": 4, "hidden": "16", "batch_size": 16}
+    trainer = make_trainer(algorithm, "poker_dice(variant=yacht12,players=1)", 1, overrides)
+    trainer.train_update()
+    info, arrays = trainer.state()
+    name = next(key for key in arrays if key.startswith("env/"))
+    arrays[name] = np.concatenate([arrays[name], arrays[name]])
+    env_before = {k: v.copy() for k, v in env_arrays(trainer.env).items()}
+    params_before = {k: np.array(v) for k, v in trainer.params.items()}
+    with pytest.raises(ValueError, match="saved environment array"):
+        trainer.load_state(info, arrays)
+    for key, value in env_arrays(trainer.env).items():
+        assert np.array_equal(value, env_before[key]), key
+    _same(params_before, trainer.params)
+
+
 def test_weights_are_validated_and_the_agent_plays_only_legal_moves(tmp_path):
     summary = train(make_trainer("nfsp", SMALL_POKE, 4, TINY_NFSP), 200, tmp_path, eval_games=50,
                     final_games=50)
