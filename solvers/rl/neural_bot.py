@@ -60,6 +60,7 @@ def _legal_mask(game, legal: list[int]) -> np.ndarray:
     mask[0, legal] = True
     return mask
 
+
 class NeuralBot(pyspiel.Bot):
     """Plays a policy network from a weights file (see the module docstring).
 
