@@ -134,11 +134,11 @@ def _line_penalties(deal, points, table, values, scale, by_cell, out):
 
 
 @numba.njit(cache=True)
-def _played_penalty(deal, grid, points, table, values, scale, by_cell):
+def _played_penalty(deal, grid, points, table, values, scale, by_cell, first_step):
     seen_at = _seen_at(deal)
     line = np.zeros(K.GRID_SIZE, np.int64)
     total = 0.0
-    for t in range(_LAST + 1):
+    for t in range(first_step, _LAST + 1):
         for ln in range(K.NUM_LINES):
             k = 0
             for i in range(K.GRID_SIZE):
@@ -153,17 +153,22 @@ def _played_penalty(deal, grid, points, table, values, scale, by_cell):
     return total
 
 
-def played_penalty(deal, grid_positions, cfg, values: np.ndarray, scale: float, by_cell: bool = True) -> float:
+def played_penalty(deal, grid_positions, cfg, values: np.ndarray, scale: float, by_cell: bool = True,
+                   first_step: int = 0) -> float:
     """``sum_t z_t`` of one arrangement computed step by step from the grids ``P_t`` (the definition).
 
     ``grid_positions`` int (25,): cell -> deal position. Used to check ``line_penalties`` and to measure
-    the penalty a policy pays (its mean is zero for any policy that does not look ahead).
+    the penalty a policy pays (its mean is zero for any policy that does not look ahead). With
+    ``first_step`` = 25 - k - 1 the sum runs over the arrivals of the last k cards only: the penalty of
+    the relaxation of a position with k empty cells.
     """
     deal = check_deal(deal)
     grid = check_positions(grid_positions, "grid_positions")
+    if not 0 <= first_step <= _LAST:
+        raise ValueError(f"first_step must be in 0..{_LAST}, got {first_step}")
     points = np.ascontiguousarray(np.asarray(cfg, dtype=np.int64)[K.C_POINTS:])
     return float(_played_penalty(deal, grid, points, HAND_TABLE, np.ascontiguousarray(values, dtype=np.float64),
-                                 float(scale), bool(by_cell)))
+                                 float(scale), bool(by_cell), int(first_step)))
 
 
 def line_penalties(deal, cfg, values: np.ndarray, scale: float, by_cell: bool = True) -> np.ndarray:

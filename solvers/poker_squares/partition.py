@@ -348,7 +348,8 @@ def partition_bound(weights: np.ndarray, incumbent_grid, time_limit: float = 5.0
         ``upper`` (float, valid bound), ``lp`` (the Lagrangian bound of the relaxation), ``value`` and
         ``grid`` (best arrangement found: its value and int64 (25,) positions), ``proved`` (bool:
         ``upper == value``), ``lp_iterations``, ``mip_columns`` (sets left for the integer program, -1 if
-        it did not run).
+        it did not run), ``lp_solution`` (the last optimal LP's positive variables as arrays of side,
+        set id and value).
     """
     started = time.perf_counter()
     weights = check_weights(weights)
@@ -357,10 +358,14 @@ def partition_bound(weights: np.ndarray, incumbent_grid, time_limit: float = 5.0
     rows, cols = grid_sets(grid)
     h = _new_model(integer=False)
     in_lp = np.zeros((2, NUM_SETS), dtype=bool)
+    # The (side, set id) of each LP column in order, to read the LP's solution back as sets.
+    lp_sides, lp_ids = [], []
     for side, ids in ((0, rows), (1, cols)):
         ids = np.unique(np.concatenate([ids, np.argsort(-weights[side])[:batch]]))
         _add_columns(h, weights, side, ids, integer=False)
         in_lp[side, ids] = True
+        lp_sides.append(np.full(len(ids), side))
+        lp_ids.append(ids)
     best = np.inf
     iterations = 0
     while True:
@@ -372,6 +377,7 @@ def partition_bound(weights: np.ndarray, incumbent_grid, time_limit: float = 5.0
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             break
         card, pair = _duals(h)
+        x = np.asarray(h.getSolution().col_value, dtype=np.float64)
         r = reduced_profits(weights, card, pair)
         dual_value = card.sum() + pair.sum()
         best = min(best, dual_value + K.GRID_SIZE * (max(r[0].max(), 0.0) + max(r[1].max(), 0.0)))
@@ -384,6 +390,8 @@ def partition_bound(weights: np.ndarray, incumbent_grid, time_limit: float = 5.0
                 ids = np.argpartition(-r_new[side], k - 1)[:k]
                 _add_columns(h, weights, side, ids, integer=False)
                 in_lp[side, ids] = True
+                lp_sides.append(np.full(k, side))
+                lp_ids.append(ids)
     lp = best
     if not np.isfinite(lp):
         raise RuntimeError("the LP relaxation stopped before its first optimum; raise time_limit")
@@ -399,9 +407,11 @@ def partition_bound(weights: np.ndarray, incumbent_grid, time_limit: float = 5.0
         if kept <= mip_columns and remaining > 0.05:
             upper, grid, value = _restricted_mip(weights, keep, upper, grid, value, remaining, integral)
     upper = max(upper, value)
+    support = np.flatnonzero(x > 1e-9)
+    sides, ids = np.concatenate(lp_sides)[: len(x)], np.concatenate(lp_ids)[: len(x)]
     return {"upper": float(upper), "lp": float(lp), "value": float(value), "grid": grid,
             "proved": bool(upper <= value + (1e-6 if not integral else 0.5)), "lp_iterations": iterations,
-            "mip_columns": kept}
+            "mip_columns": kept, "lp_solution": (sides[support], ids[support], x[support])}
 
 
 def _restricted_mip(weights, keep, upper, grid, value, time_limit, integral):

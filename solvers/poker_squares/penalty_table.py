@@ -41,18 +41,36 @@ SHA256 = {
     "american": "7b7b8605b695fb8430533ce00aa1743c7efac908c7449ea6be27145b57a8ac64",
     "english": "e79e025abea9f39954872490b0203dc768f8607c7f34d27a25e7527cd3a25bf7",
 }
+# The learned tables with one multiplier per (cards placed, row or column, cards in the line), fitted by
+# ``FITTED_COMMAND`` (100 deals of seed 778, 10 epochs of Adam on the mean LP duality bound at scale 1.5); the
+# fit's progress is beside each table in ``penalty_fitted_<scoring>.json``.
+SHA256_FITTED = {
+    "american": "a6282c8f70e7c784a99c7197295655758e0f35bd8fe61b74cec05458ded64deb",
+    "english": "371094038787ba3daaf97f61d0d30352051de9b3c5e054fd3130c0e93e0f81b7",
+}
+FITTED_COMMAND = ("python -m gamut.solvers.poker_squares.penalty_fit --scoring {scoring} --seed 778 --deals 100 "
+                  "--epochs 10 --batch 10 --lr 0.05 --scale 1.5 --groups line "
+                  "--out results/poker_squares_bounds/penalty_fitted_{scoring}.npz")
 _POINTS = {"american": (0, 2, 5, 10, 15, 20, 25, 50, 75, 100), "english": (0, 1, 3, 6, 12, 5, 10, 16, 30, 30)}
 _WHEEL = 0x100F  # rank bits of A, 2, 3, 4, 5 (bit = rank - 2)
 
 
-def load_penalty_values(scoring: str) -> np.ndarray:
-    """The frozen table of ``scoring`` (american or english): float64 (NUM_KEYS,), checksum verified."""
+def load_penalty_values(scoring: str, kind: str = "learned") -> np.ndarray:
+    """A frozen table of ``scoring`` (american or english): float64 (NUM_KEYS,), checksum verified.
+
+    ``kind``: ``"learned"``, the self-play table, or ``"fitted"``, the same table with multipliers fitted
+    to minimise the duality bound on tuning deals (``gamut.solvers.poker_squares.penalty_fit``; command
+    and deals in ``FITTED_COMMAND``).
+    """
     if scoring not in SHA256:
         raise ValueError(f"the duality penalty has frozen tables for american and english, not {scoring!r}")
-    path = RESULTS_DIR / f"penalty_values_{scoring}.npz"
+    if kind not in ("learned", "fitted"):
+        raise ValueError(f"penalty tables are 'learned' or 'fitted', not {kind!r}")
+    path = RESULTS_DIR / (f"penalty_values_{scoring}.npz" if kind == "learned" else f"penalty_fitted_{scoring}.npz")
+    expected = SHA256[scoring] if kind == "learned" else SHA256_FITTED[scoring]
     digest = file_sha256(path)
-    if digest != SHA256[scoring]:
-        raise ValueError(f"{path} has SHA-256 {digest}, expected {SHA256[scoring]}: the penalty table changed")
+    if digest != expected:
+        raise ValueError(f"{path} has SHA-256 {digest}, expected {expected}: the penalty table changed")
     saved = load_npz(path, ("points", "values"))
     if tuple(int(p) for p in saved["points"]) != _POINTS[scoring] or saved["values"].shape != (NUM_KEYS,):
         raise ValueError(f"{path} is not a version-1 {scoring} table")
