@@ -678,6 +678,18 @@ def round_robin_table(table: pd.DataFrame, params: dict) -> pd.DataFrame:
     return out.sort_values(["a", "b"], key=lambda c: c.map(order)).reset_index(drop=True)
 
 
+def round_robin_standings(rr: pd.DataFrame) -> pd.DataFrame:
+    """Per policy: the match-ups of the round robin it wins, loses (95% CI above, below 0) and leaves undecided."""
+    rows = []
+    for name, group in rr.groupby("a", sort=False):
+        won, lost = int((group["ci95_low"] > 0).sum()), int((group["ci95_high"] < 0).sum())
+        rows.append({"policy": name, "won": won, "lost": lost, "undecided": len(group) - won - lost,
+                     "n_pairs": int(group["n_pairs"].iloc[0])})
+    out = pd.DataFrame(rows)
+    return out.assign(net=out["won"] - out["lost"]).sort_values("net", ascending=False, kind="stable")\
+        .drop(columns="net").reset_index(drop=True)
+
+
 def round_robin_figure(rr: pd.DataFrame):
     """Heat map of the round robin: row policy's mean margin per rubber against the column policy."""
     import matplotlib.pyplot as plt
@@ -776,8 +788,7 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
     rr = round_robin_table(table, params)
     writer.table("round_robin", rr)
     writer.figure("round_robin", round_robin_figure(rr))
-    standings = (rr.groupby("a", sort=False)["mean_margin"].mean().rename("mean_margin_over_field")
-                 .reset_index().rename(columns={"a": "policy"}))
+    standings = round_robin_standings(rr)
     writer.table("round_robin_standings", standings)
     bound = gains[(gains["opponent"] == "equilibrium") & (gains["policy"] == "best response")]
 
@@ -793,7 +804,8 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
            f"{bound['ci95_low'].iloc[0]:+.1f} .. {bound['ci95_high'].iloc[0]:+.1f}, n = "
            f"{int(bound['n_pairs'].iloc[0]):,} pairs): a sampled lower bound of its exploitability in the "
            "abstraction.", ""] if not bound.empty else []),
-        f"Round robin ({params['round_robin_pairs']:,} pairs per match-up), mean margin against the field:",
+        f"Round robin ({params['round_robin_pairs']:,} pairs of rubbers per match-up): match-ups each policy "
+        "wins and loses (95% CI of its mean margin above or below 0), the rest undecided:",
         "",
         markdown_table(standings),
         "",
