@@ -6,13 +6,13 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
 from gamut.envs.cards import deck
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.action_features import NUM_FEATURES, PokeFeatures
 from gamut.envs.poke.encoding import mask_cards
 from gamut.solvers.rl.features import action_features, features_name
 from gamut.solvers.rl.networks import policy_input
+
 from tests.chance import decision_positions
 from tests.poke_reference import hand_key, reply_beats
 
@@ -33,9 +33,8 @@ def _trick_cards(st, recall: bool) -> tuple[set, set]:
             break
         leader, winner = st[K.S_TRICK_LEADER + t], st[K.S_TRICK_WINNER + t]
         opp_cards = lead if leader != p else follow
-        if follow == 0:  # the lead waiting on the table is in view
-            seen |= set(mask_cards(lead))
-        elif recall and leader != p:  # every lead was shown when it was played
+        # The lead waiting on the table is in view; with recall, every lead was seen when it was played.
+        if follow == 0 or (recall and leader != p):
             seen |= set(mask_cards(lead))
         if follow and winner != p:  # the opponent's won play lies face up
             seen |= set(mask_cards(opp_cards))

@@ -66,25 +66,36 @@ three beating singles ``Jh``, ``Ks``, ``As`` (the follower must beat).
 reply (33), the lowest beating rank (35), margin 2/13 (37), no Jack left
 (38 = 0), the ace left highest (39 = 1), 4/5 cards left (40) and the unseen
 cards above a Jack (42): the 10 Queens, Kings and Aces I do not hold among
-the 46 unseen cards (the deck less my five and the ``9h``). ``As`` also beats but is the highest (36) and gives up the
-ace (39 = 12/13, the King).
+the 46 unseen cards (the deck less my five and the ``9h``), 10/46. ``As``
+also beats but is the highest (36) and gives up the ace (39 = 12/13, the
+King).
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
-
 from gamut.envs import hands
 from gamut.envs.cards import popcount
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke import showdown
-from gamut.envs.poke.tensors import (DRAW_COUNTS, MAX_DRAWS, P_CURRENT_LEAD, P_DEALER, P_DRAWS, P_MY_DEALT,
-                                     P_MY_DRAWN, P_MY_FACE_DOWN, P_MY_FACE_UP, P_MY_HAND, P_OPP_FACE_UP,
-                                     P_TRICKS, piece_offsets)
+from gamut.envs.poke.tensors import (
+    DRAW_COUNTS,
+    MAX_DRAWS,
+    P_CURRENT_LEAD,
+    P_DEALER,
+    P_DRAWS,
+    P_MY_DEALT,
+    P_MY_DRAWN,
+    P_MY_FACE_DOWN,
+    P_MY_FACE_UP,
+    P_MY_HAND,
+    P_OPP_FACE_UP,
+    P_TRICKS,
+    piece_offsets,
+)
 
 NUM_FEATURES = 44
-NUM_CATEGORIES = len(hands.CATEGORY_NAMES)
 # First entry of each block (see the module docstring).
 F_KIND, F_DISCARDED, F_CLASS, F_KEPT, F_MULTIPLIER = 0, 3, 7, 17, 24
 F_PLAYED, F_PLAY = 27, 31
@@ -133,6 +144,15 @@ class PokeFeatures:
             player to move (private pieces included), then the seat one-hot.
         mask : bool (N, A)
             Legal actions; the other actions get zeros.
+
+        Returns
+        -------
+        float32 (N, A, 44)
+
+        Raises
+        ------
+        ValueError
+            When ``inputs`` is neither width (a public-only tensor, say).
         """
         offsets = self.layouts.get(inputs.shape[1])
         if offsets is None:
