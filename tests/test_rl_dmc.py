@@ -205,3 +205,31 @@ def test_a_tiny_run_trains_and_its_weights_play_as_the_dmc_agent(game_string, tm
         return action
 
     play_game(game, np.random.default_rng(0), choose)  # which checks every move is legal
+
+
+def test_weights_trained_on_one_hot_ids_still_play_after_the_game_lends_features(tmp_path, monkeypatch):
+    import pyspiel
+
+    import gamut
+    from gamut.solvers.rl import dmc
+    from gamut.solvers.rl.checkpoint import RLFileError
+    from gamut.solvers.rl.features import recorded_features
+
+    game = pyspiel.load_game("poke")
+    # A run from before Poke declared its features: the trainer sees only the action ids.
+    monkeypatch.setattr(dmc, "action_features", lambda g: OneHotFeatures(g.num_distinct_actions()))
+    monkeypatch.setattr(dmc, "features_name", lambda g: "one-hot")
+    trainer = make_trainer("dmc", "poke", 0, TINY)
+    train(trainer, 512, tmp_path, eval_games=4, final_games=4)
+    monkeypatch.undo()
+    bots = [gamut.make_bot(game, "dmc", player=p, weights=str(tmp_path / "weights.npz")) for p in range(2)]
+
+    def choose(state):
+        return bots[state.current_player()].step(state)
+
+    play_game(game, np.random.default_rng(1), choose)
+    declared = action_features(game)
+    assert recorded_features(game, {"action_features": dmc.features_name(game), "feature_size": declared.size},
+                             "w.npz").size == declared.size
+    with pytest.raises(RLFileError, match="trained on action features 'other' of size 3"):
+        recorded_features(game, {"action_features": "other", "feature_size": 3}, "w.npz")

@@ -68,6 +68,26 @@ def features_name(game) -> str:
     return declaration_of(game).action_features if declares_features(game) else "one-hot"
 
 
+def recorded_features(game, metadata: dict, path):
+    """The action features a weights file of ``game`` was trained on, or RLFileError naming the mismatch.
+
+    A file records ``action_features`` (the declared reference, or ``one-hot``)
+    and ``feature_size``. Both the game's declared features and the one-hot of
+    the action id are accepted, so weights trained before the game lent
+    features still play; any other name or size is refused.
+    """
+    from gamut.solvers.rl.checkpoint import RLFileError
+
+    name, size = metadata.get("action_features"), metadata.get("feature_size")
+    one_hot = OneHotFeatures(game.num_distinct_actions())
+    declared = action_features(game)
+    for candidate, candidate_name in ((declared, features_name(game)), (one_hot, "one-hot")):
+        if (name, size) == (candidate_name, int(candidate.size)):
+            return candidate
+    raise RLFileError(f"weights {path} were trained on action features {name!r} of size {size}; {game} has "
+                      f"{features_name(game)!r} of size {int(declared.size)} (or 'one-hot' of size {one_hot.size})")
+
+
 def _tail(params: dict, head: str, h, xp):
     """The layers after the first on ``h`` ``(..., H)``: ReLU, then each ``w``, ``b``; output ``(...)``."""
     shape = h.shape[:-1]

@@ -26,7 +26,7 @@ import numpy as np
 import pyspiel
 
 from gamut.solvers.rl.checkpoint import RLFileError, load_weights
-from gamut.solvers.rl.features import action_features, features_name, score_actions
+from gamut.solvers.rl.features import recorded_features, score_actions
 from gamut.solvers.rl.networks import forward, layer_sizes, masked_log_softmax, policy_input
 from gamut.solvers.rl.shipped import shipped_path
 
@@ -36,17 +36,6 @@ def _input_size(game, metadata: dict) -> int:
     info_state = metadata["input"].startswith("information_state")
     size = game.information_state_tensor_size() if info_state else game.observation_tensor_size()
     return size + (game.num_players() if game.num_players() > 1 else 0)
-
-
-def _checked_features(game, metadata: dict, path):
-    """``game``'s action features, or RLFileError when the file was trained on other ones."""
-    features = action_features(game)
-    expected = (features_name(game), int(features.size))
-    if (metadata.get("action_features"), metadata.get("feature_size")) != expected:
-        raise RLFileError(f"weights {path} were trained on action features "
-                          f"{metadata.get('action_features')!r} of size {metadata.get('feature_size')}; "
-                          f"{game} has {expected[0]!r} of size {expected[1]}")
-    return features
 
 
 def _network_input(game, state, player: int, info_state: bool) -> np.ndarray:
@@ -94,7 +83,7 @@ class NeuralBot(pyspiel.Bot):
             raise RLFileError(f"weights {path} have policy head {head!r}; this toolkit plays 'flat' and 'actions'")
         self._features = None
         if head == "actions":
-            self._features = _checked_features(game, self.metadata, path)
+            self._features = recorded_features(game, self.metadata, path)
             width, outputs = width + self._features.size, 1
         sizes = layer_sizes(self._params, "pi")
         if sizes[0] != width or sizes[-1] != outputs:
@@ -172,7 +161,7 @@ class DMCBot(pyspiel.Bot):
         self._game = game
         self._player = player
         self._info_state = self.metadata["input"].startswith("information_state")
-        self._features = _checked_features(game, self.metadata, path)
+        self._features = recorded_features(game, self.metadata, path)
         width = _input_size(game, self.metadata) + self._features.size
         sizes = layer_sizes(self._params, "q")
         if sizes[0] != width or sizes[-1] != 1:
@@ -201,5 +190,5 @@ class DMCBot(pyspiel.Bot):
 
 
 def make_dmc_bot(game, player: int, seed: int, weights: str) -> DMCBot:
-    """Registry factory of ``dmc``: a weights file from ``gamut train --algo dmc`` (none ship yet)."""
+    """Registry factory of ``dmc``: ``weights`` (from ``gamut train --algo dmc``) or the shipped DMC weights."""
     return DMCBot(game, weights or shipped_path("dmc", game), player)

@@ -1,4 +1,4 @@
-"""The shipped weights of the ``ppo`` and ``nfsp`` agents, and which variants they serve.
+"""The shipped weights of the learned agents (``ppo``, ``nfsp``, ``dmc``, ``imitation``), and which variants they serve.
 
 The weights live in ``results/rl/`` and are listed in
 ``results/rl/manifest.json`` (algorithm -> game string -> file and its

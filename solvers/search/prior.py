@@ -34,7 +34,7 @@ import numpy as np
 import pyspiel
 
 from gamut.solvers.rl.checkpoint import RLFileError, load_weights
-from gamut.solvers.rl.features import action_features, features_name, score_actions
+from gamut.solvers.rl.features import recorded_features, score_actions
 from gamut.solvers.rl.networks import forward, layer_sizes, policy_input
 
 # The network head each algorithm's weights file plays.
@@ -106,11 +106,7 @@ class NetworkPrior:
         self.features = None
         outputs = self.num_actions
         if kind == "actions":
-            self.features = action_features(network_game)
-            expected = (features_name(network_game), int(self.features.size))
-            if (self.metadata.get("action_features"), self.metadata.get("feature_size")) != expected:
-                raise RLFileError(f"weights {path} were trained on action features "
-                                  f"{self.metadata.get('action_features')!r}; {network_game} has {expected[0]!r}")
+            self.features = recorded_features(network_game, self.metadata, path)
             width, outputs = width + self.features.size, 1
         sizes = layer_sizes(self.params, self.head)
         if sizes[0] != width or sizes[-1] != outputs:
