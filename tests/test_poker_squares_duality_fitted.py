@@ -149,3 +149,21 @@ def test_shipped_duality_bound_is_above_the_relaxed_arrangements_found(scoring):
     weights = P.set_points(deal, cfg)[None, :] - line_penalties(deal, cfg, values, scale)
     assert res["upper"] >= res["value"] == pytest.approx(P.arrangement_value(weights, res["grid"]))
     assert res["value"] == pytest.approx(res["score"] - res["penalty"])
+
+
+def test_a_fit_is_deterministic_and_moves_only_the_groups_it_meets():
+    cfg = _cfg("english")
+    values = load_penalty_values("english")
+    the_deals = deals(51, 2)
+    grids = np.array([anneal(d, cfg, 2000, 1, i)[1] for i, d in enumerate(the_deals)])
+    groups = key_groups("line")
+    runs = [fit_values(the_deals, cfg, values, 1.5, grids, epochs=1, batch=1, lr=0.05, groups=groups)
+            for _ in range(2)]
+    assert np.array_equal(runs[0][0], runs[1][0]) and runs[0][1] == runs[1][1]
+    ratio = np.divide(runs[0][0], values, out=np.ones(NUM_KEYS), where=values != 0)
+    moved = np.unique(groups[~np.isclose(ratio, 1.0)])
+    assert 0 < len(moved) < groups.max() + 1
+    # Within a group every key is scaled by the same multiplier.
+    for g in moved[:20]:
+        in_group = (groups == g) & (values != 0)
+        assert np.allclose(ratio[in_group], ratio[in_group][0])

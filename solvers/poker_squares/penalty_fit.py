@@ -191,13 +191,6 @@ def fit_values(deals: np.ndarray, cfg, values: np.ndarray, scale: float, grids: 
     return table(theta), history
 
 
-def mean_bound(deals: np.ndarray, cfg, values: np.ndarray, scale: float, grids: np.ndarray,
-               by_cell: bool = True) -> np.ndarray:
-    """The LP duality bound of each deal under ``values``: float64 (n,)."""
-    return np.array([bound_and_gradient(d, cfg, values, scale, positions_grid(d, g), by_cell)[0]
-                     for d, g in zip(deals, grids)])
-
-
 def main(argv=None) -> None:
     """Fit a table and save it as ``--out`` (npz: ``points``, ``values``), with the fit's log beside it."""
     import pyspiel
