@@ -69,6 +69,23 @@ def test_bound_prints_the_upper_bound_and_proven_count(capsys):
     assert result["mean"] >= result["arrangement_mean"] > 0
 
 
+@pytest.mark.slow
+def test_bound_with_the_fitted_penalty_uses_the_published_scale(capsys):
+    import tomllib
+
+    from gamut.experiments.config import CONFIG_DIR
+
+    params = tomllib.loads((CONFIG_DIR / "poker_squares_bounds.toml").read_text())["params"]
+    args = ["squares", "bound", "--deals", "1", "--seed", "1", "--time-limit", "0.3", "--scoring", "english",
+            "--penalty", "fitted", "--json"]
+    assert main(args) == 0
+    result = _last_json(capsys)
+    assert result["duality_penalty"] == "fitted" and result["duality_scale"] == params["scale_english"]
+    assert result["duality_mean"] >= result["duality_relaxed_found_mean"]
+    assert main(["squares", "bound", "--deals", "1", "--penalty", "fitted", "--by-line"]) == 2
+    assert "fitted for the by-cell penalty form" in capsys.readouterr().err
+
+
 def test_train_checks_the_number_of_games(capsys):
     assert main(["squares", "train", "--games", "12345"]) == 2
     assert "multiple of" in capsys.readouterr().err
