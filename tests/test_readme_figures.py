@@ -23,6 +23,8 @@ NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e-?\d+)?"
 RULES, BOUNDS, SQUARES_PAGE = "dice_optimal/rule_values.csv", "poker_squares_bounds/bounds.csv", "poker_squares/README.md"
 STANDINGS, POINT = "palace_tournament/standings.csv", "poke_doubling/point_value.csv"
 GAP_SHARE = "share of the clairvoyant-to-agent gap closed"
+FITTED_US, FITTED_UK = "upper: duality bound (fitted penalty, scale 1.5)", "upper: duality bound (fitted penalty, scale 1.75)"
+FITTED_GAIN = "duality bound, fitted minus learned penalty (paired)"
 PALACE_BENCH_GAME = "palace_poker(betting=limit,big_bet=4,max_raises=3,max_turns=400,players=4,small_bet=2,stack=100)"
 BEST_AGENT = "lower: best agent (mc_cross, 4.5 s/game, gamut squares eval --seed 2026, first n deals)"
 PALACE_4 = {"players": 4, "a": "ismcts", "b": "heuristic"}
@@ -37,6 +39,8 @@ TURN_YACHT12, TURN_YAHTZEE = "rl/regret_ppo_turn_yacht12.json", "rl/regret_ppo_t
 PPO_PALACE = {"agent": "ppo", "game": "`palace_poker`", "opponent": "heuristic"}
 PPO_POKE = {"agent": "ppo", "game": "`poke`", "opponent": "heuristic"}
 NFSP_POKE = {"agent": "nfsp", "opponent": "heuristic"}
+DMC_POKE, DMC_POKE_WEIGHTS = {"agent": "dmc", "game": "`poke`", "opponent": "heuristic"}, "rl/dmc_poke_deal.json"
+GAINS, ROUND_ROBIN = "poke_doubling/best_response_gains.csv", "poke_doubling/round_robin.csv"
 YACHT12_OPTIMUM, YAHTZEE_OPTIMUM = 185.9717, 254.5896  # the exact optima claimed above
 BY_SCORE = "poke_doubling/point_value_by_score.csv"
 NO_GAME = {"games_seat": 0, "games_other": 0}
@@ -68,6 +72,14 @@ CLAIMS = [
             ("1,000", "iterations")]),
     *claims("Poke: value of a point", POINT, {}, [("34.55", "value"), ("33.78", "ci95_low"), ("35.33", "ci95_high"),
             ("400,000", "n")]),
+    *claims("Poke: best-response draw/double", GAINS, {"opponent": "heuristic", "policy": "best response"}, [
+            ("346.6", "margin"), ("330.6", "ci95_low"), ("362.7", "ci95_high"), ("5,000", "n_pairs")]),
+    *claims("Poke: best-response draw/double", GAINS, {"opponent": "heuristic", "policy": "never_double"}, [
+            ("29.7", "gain"), ("22.3", "gain_ci95_low"), ("37.2", "gain_ci95_high")]),
+    *claims("Poke: best-response draw/double", GAINS, {"opponent": "equilibrium", "policy": "best response"}, [
+            ("113.4", "margin"), ("97.8", "ci95_low"), ("128.9", "ci95_high")]),
+    *claims("Poke: best-response draw/double", ROUND_ROBIN, {"a": "equilibrium", "b": "never_double"}, [
+            ("105.2", "mean_margin", -1), ("139.5", "ci95_low", -1), ("70.8", "ci95_high", -1), ("1,000", "n_pairs")]),
     *claims("Poke: `ismcts` vs", "poke/matches.jsonl", ISMCTS_MATCH, [("326", "mean_diff"), ("274", "ci95_low"),
             ("378", "ci95_high"), ("1,000", "rubbers_played")]),
     *claims("Palace Poker, 4 players", STANDINGS, PALACE_4, [("1.79", "a_mean_chips"), ("1.41", "a_ci95_low"),
@@ -80,12 +92,15 @@ CLAIMS = [
             ("125.18", "mean"), ("122.34", "95% CI low"), ("128.02", "95% CI high")]),
     *claims("Poker Squares, two-ply", SQUARES_PAGE, {"scoring": "English", "agent": "expectimax_cross"}, [
             ("53.77", "mean"), ("52.79", "95% CI low"), ("54.74", "95% CI high"), ("500", "n")]),
-    ("Poker Squares, upper bounds", "242.3", BOUNDS, {"scoring": "american", "quantity": "upper: clairvoyant bound"}, "mean", 1),
-    ("Poker Squares, upper bounds", "107.4", BOUNDS, {"scoring": "english", "quantity": "upper: clairvoyant bound"}, "mean", 1),
-    ("Poker Squares, upper bounds", "190.7", BOUNDS, {"scoring": "american", "quantity": "upper: duality bound (scale 1.5)"}, "mean", 1),
-    ("Poker Squares, upper bounds", "86.7", BOUNDS, {"scoring": "english", "quantity": "upper: duality bound (scale 1.5)"}, "mean", 1),
-    ("Poker Squares, upper bounds", "44", BOUNDS, {"scoring": "american", "quantity": GAP_SHARE}, "mean", 100),
-    ("Poker Squares, upper bounds", "39", BOUNDS, {"scoring": "english", "quantity": GAP_SHARE}, "mean", 100),
+    *[("Poker Squares, upper bounds", quoted, BOUNDS, {"scoring": scoring, "quantity": quantity}, column, scale)
+      for scoring, quantity, figures in (
+          ("american", "upper: clairvoyant bound", (("245.0", "mean"),)),
+          ("english", "upper: clairvoyant bound", (("109.1", "mean"),)),
+          ("american", FITTED_US, (("187.3", "mean"), ("186.1", "ci95_low"), ("188.6", "ci95_high"))),
+          ("english", FITTED_UK, (("85.0", "mean"), ("84.5", "ci95_low"), ("85.4", "ci95_high"))),
+          ("american", FITTED_GAIN, (("3.33", "mean", -1),)), ("english", FITTED_GAIN, (("1.74", "mean", -1),)),
+          ("american", GAP_SHARE, (("48", "mean", 100),)), ("english", GAP_SHARE, (("44", "mean", 100),)))
+      for quoted, column, *rest in figures for scale in (rest[0] if rest else 1,)],
     ("Random play speed", "271", "benchmarks/poke.jsonl", {}, "ratio", 1),
     ("Random play speed", "492", "benchmarks/poker_squares.jsonl", {}, "ratio", 1),
     ("Random play speed", "247", "benchmarks/palace_poker.jsonl", {"game": PALACE_BENCH_GAME}, "ratio", 1),
@@ -133,6 +148,10 @@ CLAIMS = [
     ("NFSP on Poke's small", "17.4", RL_PAGE, {"seed": "1", "method": "nfsp"}, "exploitability", 1),
     ("NFSP on Poke's small", "14.0", RL_PAGE, {"seed": "0", "method": "tabular Q-learning"}, "exploitability", 1),
     ("NFSP on Poke's small", "14.4", RL_PAGE, {"seed": "1", "method": "tabular Q-learning"}, "exploitability", 1),
+    *claims("Self-play agents", RL_PAGE, DMC_POKE, [("27.67", "mean return"), ("23.82", "95% CI low"),
+            ("31.52", "95% CI high"), ("3,000", "deals")]),
+    *claims("Self-play agents", DMC_POKE_WEIGHTS, {"heuristic_share": 0.0}, [("4,000,768", "budget.steps"),
+            ("895", "budget.cpu_seconds"), ("0", "heuristic_share")]),
     *claims("Self-play agents", RL_PAGE, PPO_POKE, [("6.03", "mean return"), ("3.04", "95% CI low"),
             ("9.01", "95% CI high")]),
     *claims("Self-play agents", RL_PAGE, PPO_PALACE, [("0.34", "mean return"), ("0.25", "95% CI low"),
@@ -180,6 +199,7 @@ NOT_MEASURED = [
     ("Poke: a below-the-line point", "4", "'0-4' bounds a score bin"),
     ("Poke: a below-the-line point", "15", "'15+' bounds a score bin"),
     ("`nn_ismcts`", "4", "'(4 players)' and '4 rotations' name the table"),
+    ("Poke: best-response draw/double", "2", "'2 M iterations' is the equilibrium's configured budget"),
 ]
 
 
