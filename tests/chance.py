@@ -54,6 +54,19 @@ def decision_positions(spec, count, seed, min_moves=8, max_moves=80):
     return game, list(itertools.islice(found, count))
 
 
+def states_along_random_games(game, count, seed, wanted):
+    """The first ``count`` states that pass ``wanted(state)`` met along games of uniformly random moves, copied."""
+    rng = np.random.default_rng(seed)
+    found = []
+    while len(found) < count:
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(found) < count:
+            if wanted(state):
+                found.append(state.clone())
+            random_move(state, rng)
+    return found
+
+
 def play_game(game, rng: np.random.Generator, choose, chance=apply_sampled_chance):
     """Play one game of ``game`` to its end and return the terminal state.
 

@@ -15,22 +15,14 @@ from gamut.solvers.poke.advisor import (
 from gamut.solvers.poke.advisor_kernels import determinize, rollout_key, rollout_returns
 from gamut.solvers.poke.policies import cfr_strategy, small_game_string
 from gamut.solvers.poke.search import information_key
-from tests.chance import random_move
+from tests.chance import states_along_random_games
 
 RUBBER = "poke(mode=rubber)"
 
 
 def _draw_decisions(game, count, seed):
     """Draw decisions (pyspiel states) met in random play of ``game``, ``count`` of them."""
-    rng = np.random.default_rng(seed)
-    found = []
-    while len(found) < count:
-        state = game.new_initial_state()
-        while not state.is_terminal() and len(found) < count:
-            if state.state[K.S_PHASE] == K.PH_DRAW:
-                found.append(state.clone())
-            random_move(state, rng)
-    return found
+    return states_along_random_games(game, count, seed, lambda state: state.state[K.S_PHASE] == K.PH_DRAW)
 
 
 def _bits(cards) -> int:

@@ -14,7 +14,7 @@ from gamut.solvers.poke.heuristic import HeuristicBot, discard_cards, make_param
 from gamut.solvers.poke.match import heuristic_margins, match_seeds, play_pyspiel
 from gamut.solvers.poke.policies import MCCFR_POLICY
 from gamut.solvers.poke.walker import draw_key
-from tests.chance import random_move
+from tests.chance import states_along_random_games
 
 RUBBER = "poke(mode=rubber)"
 POLICIES = [make_params(), make_params(double_below=0, redouble_below=0, dealer_double_below=0),
@@ -25,15 +25,8 @@ POLICIES = [make_params(), make_params(double_below=0, redouble_below=0, dealer_
 def _draw_states(count, seed):
     """Draw decisions met in random play of rubbers, as kernel arrays (random score sheets come with them)."""
     game = pyspiel.load_game(RUBBER)
-    rng = np.random.default_rng(seed)
-    found = []
-    while len(found) < count:
-        state = game.new_initial_state()
-        while not state.is_terminal() and len(found) < count:
-            if state.state[K.S_PHASE] == K.PH_DRAW:
-                found.append(state.state.copy())
-            random_move(state, rng)
-    return game, found
+    found = states_along_random_games(game, count, seed, lambda state: state.state[K.S_PHASE] == K.PH_DRAW)
+    return game, [state.state.copy() for state in found]
 
 
 def _reference_cell(st, cfg):
