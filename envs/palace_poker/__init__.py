@@ -20,4 +20,5 @@ GAME = GameDeclaration(
     play_baselines={"palace_poker": "heuristic", "palace_poker(players=4)": "heuristic"},
     heuristic="gamut.solvers.palace_poker.batched_heuristic:batched_heuristic",
     paired_match="gamut.solvers.palace_poker.match:PAIRED_DEALS",
+    action_features="gamut.envs.palace_poker.action_features:action_features",
 )
