@@ -216,7 +216,7 @@ def main(argv=None) -> None:
     if a.seed == 2026:
         raise SystemExit("--seed 2026 gives the reported deals: fit on other deals")
     game = pyspiel.load_game("poker_squares", {"scoring": a.scoring})
-    start = (np.load(a.start)["values"].astype(np.float64) if a.start is not None
+    start = (np.load(a.start, allow_pickle=False)["values"].astype(np.float64) if a.start is not None
              else load_penalty_values(a.scoring))
     the_deals = make_deals(a.seed, a.deals)
     grids = np.array([anneal(d, game.cfg, 20_000, 1, seed=i)[1] for i, d in enumerate(the_deals)])
