@@ -334,7 +334,7 @@ def _heuristic_response_table(cfg, params: dict, seed: int) -> np.ndarray:
 
     path = _response_cache(params, seed)
     if path.exists():
-        return np.load(path)
+        return np.load(path, allow_pickle=False)
     table, _, _, _ = _compiled_response(cfg, params, compiled_opponent("heuristic"), seed)
     _store_heuristic_response(params, seed, table)
     return table
