@@ -9,9 +9,11 @@ about). Sample ``index`` depends only on ``(seed, index)``, so a match can be
 resumed or fanned out sample by sample. ``make(name, seat, seed)`` creates
 agent ``name`` for ``seat``.
 
-    >>> from gamut.solvers.paired_match import paired_match
-    >>> paired_match("poke").game
-    'poke(mode=rubber)'
+    >>> from gamut.envs.registry import declarations
+    >>> from gamut.solvers.paired_match import PairedMatch, paired_match
+    >>> declaring = [name for name, d in declarations().items() if d.paired_match is not None]
+    >>> all(isinstance(paired_match(name), PairedMatch) for name in declaring) and len(declaring) > 0
+    True
 """
 
 from __future__ import annotations
