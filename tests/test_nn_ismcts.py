@@ -351,3 +351,84 @@ def test_a_paired_sample_depends_only_on_the_seed_and_its_index():
     assert match.play_sample(game, make, "heuristic", "random", 4, 1)["seed"] != third["seed"]
     with pytest.raises(ValueError, match="declares no paired match; games that do: palace_poker, poke"):
         paired_match("poker_squares")
+
+
+# ---- Poke: the Q-network's value at the leaves --------------------------------------------------
+
+DMC_POKE = "results/rl/dmc_poke_deal.npz"
+
+
+def _dmc_leaf(value_weight, playout="heuristic", count=2):
+    from gamut.solvers.poke.nn_search import NetworkLeaf, deal_prior
+
+    return NetworkLeaf(deal_prior(load_game("poke(mode=rubber)"), DMC_POKE), value_weight, playout, count)
+
+
+def _deal_decisions(seed):
+    """Decision states of one-deal Poke (valued with trick_value=34) met in uniformly random play."""
+    from gamut.solvers.poke.search import DealState
+
+    game = load_game("poke(mode=deal,trick_value=34.0)")
+    return [DealState.of(state) for state in _random_play(game.new_initial_state(), np.random.default_rng(seed))]
+
+
+def test_the_leaf_without_network_weight_is_the_play_out():
+    from gamut.solvers.poke.search import PokeRollout
+
+    leaf, rollout = _dmc_leaf(0.0), PokeRollout("heuristic", 2)
+    for state in _deal_decisions(4)[:8]:
+        assert np.array_equal(leaf(state.clone(), 77), rollout(state.clone(), 77))
+
+
+def test_the_leaf_replaces_the_above_the_line_part_by_the_network_value():
+    from gamut.solvers.poke.search import play_out_returns
+
+    leaf = _dmc_leaf(1.0)
+    scale = float(leaf.network.metadata["value_scale"])
+    checked = 0
+    for state in _deal_decisions(6):
+        player = state.current_player()
+        # Reference: the network's best candidate for the mover, seen from seat 0, plus the play-outs'
+        # below-the-line part valued at trick_value (points below, times 34).
+        best = max(leaf.network.scores(state, player, state.legal_actions())) * scale
+        network = best if player == 0 else -best
+        full = play_out_returns(state.state, state.cfg, 34.0, 5, "heuristic", 2)
+        above = play_out_returns(state.state, state.cfg, 0.0, 5, "heuristic", 2)
+        below = full[0] - above[0]
+        got = leaf(state.clone(), 5)
+        assert got[0] == pytest.approx(network + below) and got[1] == -got[0]
+        half = _dmc_leaf(0.5)(state.clone(), 5)
+        assert half[0] == pytest.approx(above[0] + 0.5 * (network - above[0]) + below)
+        checked += 1
+    assert checked > 5
+
+
+def test_the_leaf_draws_chance_to_the_next_decision_and_is_exact_at_the_end():
+    from gamut.solvers.poke.search import DealState
+
+    leaf = _dmc_leaf(1.0)
+    game = load_game("poke(mode=deal,trick_value=34.0)")
+    state = game.new_initial_state()
+    assert state.is_chance_node()
+    first, again = leaf(DealState.of(state), 3), leaf(DealState.of(state), 3)
+    assert np.array_equal(first, again)
+    rng = np.random.default_rng(2)
+    for _ in _random_play(state, rng):
+        pass
+    assert np.array_equal(leaf(DealState.of(state), 1), np.array(state.returns()))
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"value_weight": 1.5}, "value_weight"),
+    ({"value_weight": -0.1}, "value_weight"),
+    ({"value_weight": 0.5}, "Deep Monte-Carlo"),
+])
+def test_bad_leaf_value_options_are_refused(options, message):
+    with pytest.raises(ValueError, match=message):
+        make_bot("poke(mode=rubber)", "nn_ismcts", 0, 0, **options)
+
+
+def test_poke_nn_ismcts_with_network_leaves_is_reproducible():
+    options = {"weights": DMC_POKE, "temperature": 0.1, "value_weight": 0.5}
+    assert _first_searched_move("poke(mode=rubber)", 3, 9, iterations=60, **options) == \
+        _first_searched_move("poke(mode=rubber)", 3, 9, iterations=60, **options)

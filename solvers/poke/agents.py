@@ -124,6 +124,8 @@ register_bot(
         "playout": Option(str, "heuristic", "play-out policy: heuristic, random"),
         "rollouts": Option(int, DEFAULT_ROLLOUTS, "compiled play-outs averaged per leaf",
                            maximum=MAX_ITERATIONS_PER_MOVE),
+        "value_weight": Option(float, 0.0, "weight in [0, 1] of the network's value (dmc weights) in the leaves' "
+                                           "above-the-line part; 0: play-outs only"),
     },
     supports=_shipped_prior_rules,
     lifted_by="weights",

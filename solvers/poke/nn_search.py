@@ -26,7 +26,7 @@ from gamut.envs.loading import load_game
 from gamut.envs.poke.tensors import piece_offsets, write_tensor
 from gamut.solvers.ismcts import ISMCTS
 from gamut.solvers.poke.heuristic import require_poke
-from gamut.solvers.poke.search import PokeISMCTSBot, PokeRollout
+from gamut.solvers.poke.search import PokeISMCTSBot, PokeRollout, play_out_returns
 from gamut.solvers.rl.checkpoint import load_weights
 from gamut.solvers.rl.shipped import shipped_path
 from gamut.solvers.search.prior import NetworkPrior
@@ -84,29 +84,100 @@ def deal_prior(game: pyspiel.Game, weights: str = "", temperature: float = 1.0, 
     return NetworkPrior(path, network_game, DealTensor(network_game), temperature, mix)
 
 
+def check_value_weight(value_weight) -> float:
+    """``value_weight`` as a float, or ValueError unless it is a number in [0, 1]."""
+    if isinstance(value_weight, bool) or not isinstance(value_weight, (int, float)) or not 0 <= value_weight <= 1:
+        raise ValueError(f"nn_ismcts option 'value_weight' must be a number in [0, 1], got {value_weight!r}")
+    return float(value_weight)
+
+
+class NetworkLeaf:
+    """Leaf evaluator ``evaluate(state, seed) -> returns`` mixing a Q-network's value into the play-outs.
+
+    A Deep Monte-Carlo network (``gamut train --algo dmc``) of a one-deal game
+    with ``trick_value=0`` estimates the above-the-line margin of the player to
+    move after each action; its largest estimate over the search's candidate
+    actions is that player's value. The search values a deal above the line
+    plus ``trick_value`` per point below, which the network does not see, so
+    the leaf keeps the play-outs' below-the-line part and mixes only the
+    above-the-line part: ``value_weight * network + (1 - value_weight) *
+    play-outs``. Each play-out is run twice from the same seed (the same
+    cards and moves), once valued with ``trick_value`` and once with 0, which
+    splits its return into the two parts.
+
+    A leaf at a chance node is first advanced to the next decision by drawing
+    the chance outcomes uniformly (seeded by ``seed``); at a terminal state the
+    returns are exact.
+
+    Parameters
+    ----------
+    network : NetworkPrior
+        The ``dmc`` network, read through its ``scores``.
+    value_weight : float
+        Weight of the network in the above-the-line part, in [0, 1].
+    playout : str
+        Play-out policy (``gamut.solvers.poke.search.PLAYOUTS``).
+    count : int
+        Play-outs averaged per leaf.
+    """
+
+    def __init__(self, network: NetworkPrior, value_weight: float, playout: str, count: int):
+        if network.head != "q":
+            raise ValueError("a network value at the leaves needs Deep Monte-Carlo weights (gamut train --algo dmc); "
+                             "the weights given hold a policy head only")
+        self.network = network
+        self.value_weight = check_value_weight(value_weight)
+        self.scale = float(network.metadata["value_scale"])
+        self.playout = PokeRollout(playout, count)
+
+    def __call__(self, state, seed: int) -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        while True:
+            player = state.current_player()
+            if player >= 0 or state.is_terminal():
+                break
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
+        if state.is_terminal():
+            return np.array(state.returns())
+        count, kind = self.playout.count, self.playout.playout
+        full = play_out_returns(state.state, state.cfg, state.trick_value, seed, kind, count)
+        above = play_out_returns(state.state, state.cfg, 0.0, seed, kind, count)
+        legal = state.legal_actions()
+        value = float(self.network.scores(state, player, legal).max()) * self.scale
+        if player == 1:
+            value = -value
+        margin = full[0] + self.value_weight * (value - above[0])
+        return np.array([margin, 0.0 - margin])
+
+
 class PokeNNISMCTSBot(PokeISMCTSBot):
     """Poke ISMCTS with PUCT selection under a network prior (see the module docstring).
 
     Parameters are those of :class:`gamut.solvers.poke.search.PokeISMCTSBot`, with
     ``c_puct`` (the PUCT constant, in units of the observed payoff spread) in
     place of ``uct_c``, plus ``weights`` (a weights file, empty for the shipped
-    one), ``temperature`` (of the prior's softmax, > 0) and ``mix`` (the weight
-    of the uniform distribution mixed into the prior, in [0, 1]).
+    one), ``temperature`` (of the prior's softmax, > 0), ``mix`` (the weight
+    of the uniform distribution mixed into the prior, in [0, 1]) and
+    ``value_weight`` (the weight of the network's value at the leaves, in
+    [0, 1], :class:`NetworkLeaf`; above 0 it needs ``dmc`` weights).
     """
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int, seconds: float, c_puct: float,
-                 temperature: float, mix: float, weights: str, trick_value: float, playout: str, rollouts: int):
+                 temperature: float, mix: float, weights: str, trick_value: float, playout: str, rollouts: int,
+                 value_weight: float = 0.0):
         require_poke(game)
         super().__init__(game, player, seed, iterations, c_puct, trick_value, playout, "heuristic", rollouts, seconds)
         self.prior = deal_prior(game, weights, temperature, mix)
-        self._search = ISMCTS(self._deal_game, uct_c=c_puct, evaluator=PokeRollout(playout, rollouts),
-                              prior=self.prior)
+        leaf = (NetworkLeaf(self.prior, value_weight, playout, rollouts) if check_value_weight(value_weight) > 0
+                else PokeRollout(playout, rollouts))
+        self._search = ISMCTS(self._deal_game, uct_c=c_puct, evaluator=leaf, prior=self.prior)
 
 
 def make_nn_ismcts_bot(game, player: int, seed: int, iterations: int, seconds: float, c_puct: float,
                        temperature: float, mix: float, weights: str, trick_value: float, playout: str,
-                       rollouts: int) -> PokeNNISMCTSBot:
+                       rollouts: int, value_weight: float = 0.0) -> PokeNNISMCTSBot:
     """Registry factory of the Poke ``nn_ismcts`` agent."""
     return PokeNNISMCTSBot(game, player, seed, iterations, seconds, c_puct, temperature, mix, weights, trick_value,
-                           playout, rollouts)
+                           playout, rollouts, value_weight)
 

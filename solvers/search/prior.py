@@ -123,8 +123,11 @@ class NetworkPrior:
         else:
             mask = np.zeros((1, self.num_actions), np.bool_)
             mask[0, legal] = True
-            feats = None if self.features.one_hot else self.features(x, mask)
-            logits = score_actions(self.params, self.head, x, feats)
+            if not self.features.one_hot:
+                # Only the legal rows go through the hidden layers: most of the actions are illegal.
+                feats = self.features(x, mask)[:, legal]
+                return score_actions(self.params, self.head, x, feats)[0].astype(np.float64)
+            logits = score_actions(self.params, self.head, x, None)
         return logits[0, legal].astype(np.float64)
 
     def __call__(self, state, player: int) -> list[float]:
