@@ -33,8 +33,7 @@ import numpy as np
 
 from gamut.envs.poke import kernels as K
 from gamut.envs.rng import splitmix64
-from gamut.solvers.poke.heuristic import heuristic_action
-from gamut.solvers.poke.match import fill_deal_order, next_card
+from gamut.solvers.poke.draw_table import NUM_CELLS, NUM_MCCFR_CODES, THRESHOLD, play_seats_to_end
 
 
 @numba.njit(cache=True)
@@ -116,40 +115,23 @@ def determinize(state, cfg, player, key, out, order):
 
 
 @numba.njit(cache=True)
-def play_to_end(state, cfg, params, seed, order, n, deal_order):
-    """Play ``state`` to the end of its match in place with the heuristic seats of ``params`` (``(2, NUM_PARAMS)``).
-
-    The current deal's chance nodes take the first card of ``order[:n]``
-    still in the stock; later deals are dealt from
-    ``fill_deal_order(deck, seed, deal)`` (``deal_order`` is a ``(52,)`` work buffer).
-    """
-    deal = state[K.S_DEALS_DONE]
-    while state[K.S_PHASE] != K.PH_OVER:
-        if state[K.S_DEALS_DONE] != deal:
-            deal = state[K.S_DEALS_DONE]
-            n = fill_deal_order(cfg[K.C_DECK], np.uint64(seed), np.uint64(deal), deal_order)
-            order = deal_order
-        p = K.current_player(state)
-        if p < 0:
-            K.apply_action(state, cfg, next_card(state, cfg, order, n))
-        else:
-            K.apply_action(state, cfg, heuristic_action(state, cfg, params[p]))
-
-
-@numba.njit(cache=True)
 def _rollout_returns(state, cfg, player, actions, params, trick_value, seed, first, out):
     det = np.empty_like(state)
     work = np.empty_like(state)
     order = np.empty(52, dtype=np.int64)
     deal_order = np.empty(52, dtype=np.int64)
     result = np.zeros(2)
+    # Both seats heuristic for the rest of the match: threshold seats of the draw-table kernels.
+    kinds = np.full(2, THRESHOLD, dtype=np.int64)
+    tables = np.zeros((2, NUM_CELLS))
+    codes = np.zeros((2, NUM_MCCFR_CODES))
     for r in range(out.shape[0]):
         key = rollout_key(seed, first + r)
         n = determinize(state, cfg, player, key, det, order)
         for a in range(actions.shape[0]):
             work[:] = det
             K.apply_action(work, cfg, actions[a])
-            play_to_end(work, cfg, params, key, order, n, deal_order)
+            play_seats_to_end(work, cfg, kinds, params, tables, codes, key, order, n, deal_order)
             K.returns(work, cfg, trick_value, result)
             out[r, a] = result[player]
 

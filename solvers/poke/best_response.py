@@ -42,10 +42,10 @@ import numpy as np
 import pyspiel
 
 from gamut.envs.poke import kernels as K
-from gamut.solvers.poke.draw_table import (NUM_CELLS, NUM_CONTEXTS, SeatArrays, draw_cell,
+from gamut.solvers.poke.draw_table import (NUM_CELLS, NUM_CONTEXTS, THRESHOLD, SeatArrays, draw_cell,
                                            keep_rule_draw, play_seats_to_end, require_full_deck, seat_action,
                                            stack_seats)
-from gamut.solvers.poke.heuristic import NUM_PARAMS, heuristic_action, make_params
+from gamut.solvers.poke.heuristic import NUM_PARAMS, make_params
 from gamut.solvers.poke.match import fill_deal_order, next_card
 from gamut.solvers.seat_bots import SeatBot
 
@@ -240,20 +240,13 @@ def _tail_values(state, cfg, seat, params, keys, out):
     work = np.empty_like(state)
     order = np.empty(52, dtype=np.int64)
     deal_order = np.empty(52, dtype=np.int64)
+    kinds = np.full(2, THRESHOLD, dtype=np.int64)
+    no_tables = np.zeros((2, 1))
     for t in range(keys.shape[0]):
         work[:] = state
         if work[K.S_PHASE] != K.PH_OVER:
             n = fill_deal_order(cfg[K.C_DECK], np.uint64(keys[t]), np.uint64(work[K.S_DEALS_DONE]), order)
-            deal = work[K.S_DEALS_DONE]
-            while work[K.S_PHASE] != K.PH_OVER:
-                if work[K.S_DEALS_DONE] != deal:
-                    deal = work[K.S_DEALS_DONE]
-                    n = fill_deal_order(cfg[K.C_DECK], np.uint64(keys[t]), np.uint64(deal), order)
-                p = K.current_player(work)
-                if p < 0:
-                    K.apply_action(work, cfg, next_card(work, cfg, order, n))
-                else:
-                    K.apply_action(work, cfg, heuristic_action(work, cfg, params[p]))
+            play_seats_to_end(work, cfg, kinds, params, no_tables, no_tables, keys[t], order, n, deal_order)
         out[t] = work[K.S_ABOVE + seat] - work[K.S_ABOVE + 1 - seat]
 
 

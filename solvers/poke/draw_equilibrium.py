@@ -41,8 +41,8 @@ from gamut.envs.poke import kernels as K
 from gamut.envs.rng import splitmix64
 from gamut.solvers.poke.draw_table import (NUM_CELLS, THRESHOLD, decision_uniform, draw_cell, keep_rule_draw,
                                            play_seats_to_end, require_full_deck)
-from gamut.solvers.poke.heuristic import heuristic_action, make_params
-from gamut.solvers.poke.match import fill_deal_order, next_card
+from gamut.solvers.poke.heuristic import make_params
+from gamut.solvers.poke.match import fill_deal_order, heuristic_move, next_card
 
 SHEET_COLUMNS = ("below_non_dealer", "below_dealer", "games_non_dealer", "games_dealer")
 
@@ -67,11 +67,7 @@ def _deal_sheets(cfg, params, seeds, out):
                     out[rows, 2] = state[K.S_GAMES + 1 - dealer]
                     out[rows, 3] = state[K.S_GAMES + dealer]
                     rows += 1
-            p = K.current_player(state)
-            if p < 0:
-                K.apply_action(state, cfg, next_card(state, cfg, order, n))
-            else:
-                K.apply_action(state, cfg, heuristic_action(state, cfg, params))
+            heuristic_move(state, cfg, params, order, n)
     return rows
 
 
@@ -81,7 +77,7 @@ def deal_sheets(cfg: np.ndarray, seeds, max_rows: int = 1_000_000) -> np.ndarray
     Returns ``int64`` ``(rows, 4)``, columns ``SHEET_COLUMNS``; at most ``max_rows`` rows.
     """
     out = np.empty((max_rows, 4), dtype=np.int64)
-    rows = _deal_sheets(cfg, make_params(), np.asarray(seeds, dtype=np.uint64), out)
+    rows = _deal_sheets(cfg, np.tile(make_params(), (2, 1)), np.asarray(seeds, dtype=np.uint64), out)
     return out[:rows].copy()
 
 

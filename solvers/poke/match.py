@@ -73,6 +73,17 @@ def next_card(state, cfg, order, n):
 
 
 @numba.njit(cache=True)
+def heuristic_move(state, cfg, params, order, n):
+    """One move at ``state`` in place: a chance node deals the first card of ``order[:n]`` still in the stock,
+    seat ``p`` plays the heuristic with ``params[p]`` (``int64``, ``(2, NUM_PARAMS)``)."""
+    p = K.current_player(state)
+    if p < 0:
+        K.apply_action(state, cfg, next_card(state, cfg, order, n))
+    else:
+        K.apply_action(state, cfg, heuristic_action(state, cfg, params[p]))
+
+
+@numba.njit(cache=True)
 def play_heuristic_match(cfg, params, seed, state, order, bonus_deal=-1, bonus_seat=0, extra=0):
     """One match from the start with deals from ``fill_deal_order``; seat 0's above-the-line difference.
 
@@ -90,11 +101,7 @@ def play_heuristic_match(cfg, params, seed, state, order, bonus_deal=-1, bonus_s
             n = fill_deal_order(cfg[K.C_DECK], np.uint64(seed), np.uint64(deal), order)
             if deal == bonus_deal:
                 state[K.S_BELOW + bonus_seat] += extra
-        p = K.current_player(state)
-        if p < 0:
-            K.apply_action(state, cfg, next_card(state, cfg, order, n))
-        else:
-            K.apply_action(state, cfg, heuristic_action(state, cfg, params[p]))
+        heuristic_move(state, cfg, params, order, n)
     return state[K.S_ABOVE] - state[K.S_ABOVE + 1]
 
 
