@@ -8,7 +8,7 @@ of fewer cards by counting ranks (only pairs, two pairs, trips and quads exist).
 from __future__ import annotations
 
 from collections import Counter
-from itertools import combinations
+from itertools import combinations, takewhile
 
 import numpy as np
 from treys import Card, Evaluator
@@ -230,17 +230,11 @@ def _ref_drawing_over(st, player) -> bool:
 
 def _ref_table_cards(st, player) -> tuple[int, int]:
     """(face-up, face-down) masks of ``player``'s finished plays: winners' cards up, losers' down."""
-    up = down = 0
-    for t in range(K.MAX_HAND_SIZE):
-        lead, follow = int(st[K.S_LEAD + t]), int(st[K.S_FOLLOW + t])
-        if lead == 0 or follow == 0:
-            break
-        mine = lead if st[K.S_TRICK_LEADER + t] == player else follow
-        if st[K.S_TRICK_WINNER + t] == player:
-            up |= mine
-        else:
-            down |= mine
-    return up, down
+    tricks = [(int(st[K.S_LEAD + t]), int(st[K.S_FOLLOW + t]), st[K.S_TRICK_LEADER + t] == player,
+               st[K.S_TRICK_WINNER + t] == player) for t in range(K.MAX_HAND_SIZE)]
+    finished = list(takewhile(lambda trick: trick[0] and trick[1], tricks))
+    mine = [(lead if led else follow, won) for lead, follow, led, won in finished]
+    return (sum(cards for cards, won in mine if won), sum(cards for cards, won in mine if not won))
 
 
 def reference_tensor(layout, st, player, perfect_recall, private):

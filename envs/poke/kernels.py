@@ -143,33 +143,32 @@ def cards_of(mask, out):
 
 
 @numba.njit(cache=True)
-def slots_to_cards(hand, slots):
-    """Card mask of the hand slots in ``slots`` (slot ``i`` = ``i``-th lowest card of ``hand``)."""
+def _slot_map(hand, mask, from_slots):
+    # Walk the cards of `hand` lowest first; the i-th is slot i. Copy bit i of `mask` to bit (card id) of
+    # the result when `from_slots`, bit (card id) to bit i otherwise.
     out = np.int64(0)
     i = 0
     rest = hand
     while rest:
         c = lowest_card(rest)
         rest &= rest - 1
-        if (slots >> i) & 1:
-            out |= np.int64(1) << c
+        src, dst = (i, c) if from_slots else (c, i)
+        if (mask >> src) & 1:
+            out |= np.int64(1) << dst
         i += 1
     return out
 
 
 @numba.njit(cache=True)
+def slots_to_cards(hand, slots):
+    """Card mask of the hand slots in ``slots`` (slot ``i`` = ``i``-th lowest card of ``hand``)."""
+    return _slot_map(hand, slots, True)
+
+
+@numba.njit(cache=True)
 def cards_to_slots(hand, cards):
     """Slot mask of ``cards`` (a subset of ``hand``); inverse of ``slots_to_cards``."""
-    out = np.int64(0)
-    i = 0
-    rest = hand
-    while rest:
-        c = lowest_card(rest)
-        rest &= rest - 1
-        if (cards >> c) & 1:
-            out |= np.int64(1) << i
-        i += 1
-    return out
+    return _slot_map(hand, cards, False)
 
 
 @numba.njit(cache=True)

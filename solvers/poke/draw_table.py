@@ -246,24 +246,25 @@ class SeatArrays:
 
     @classmethod
     def threshold(cls, params) -> "SeatArrays":
-        params = np.asarray(params, dtype=np.int64)
-        if params.shape != (NUM_PARAMS,):
-            raise ValueError(f"thresholds must have shape ({NUM_PARAMS},), got {params.shape}")
-        return cls(THRESHOLD, params, _NO_TABLE, _NO_CODES)
+        return cls(THRESHOLD, _vector(params, np.int64, NUM_PARAMS, "thresholds"), _NO_TABLE, _NO_CODES)
 
     @classmethod
     def draw_table(cls, table) -> "SeatArrays":
-        table = np.asarray(table, dtype=np.float64)
-        if table.shape != (NUM_CELLS,) or not np.all((table >= 0) & (table <= 1)):
-            raise ValueError(f"a draw table is {NUM_CELLS} probabilities in [0, 1]; got shape {table.shape}")
+        table = _vector(table, np.float64, NUM_CELLS, "a draw table")
+        if not np.all((table >= 0) & (table <= 1)):
+            raise ValueError("a draw table holds probabilities, each in [0, 1]")
         return cls(TABLE, _DEFAULT_PARAMS, table, _NO_CODES)
 
     @classmethod
     def mccfr(cls, codes) -> "SeatArrays":
-        codes = np.asarray(codes, dtype=np.float64)
-        if codes.shape != (NUM_MCCFR_CODES,):
-            raise ValueError(f"mccfr codes must have shape ({NUM_MCCFR_CODES},), got {codes.shape}")
-        return cls(MCCFR, _DEFAULT_PARAMS, _NO_TABLE, codes)
+        return cls(MCCFR, _DEFAULT_PARAMS, _NO_TABLE, _vector(codes, np.float64, NUM_MCCFR_CODES, "mccfr codes"))
+
+
+def _vector(values, dtype, size: int, what: str) -> np.ndarray:
+    array = np.asarray(values, dtype=dtype)
+    if array.shape != (size,):
+        raise ValueError(f"{what} must have shape ({size},), got {array.shape}")
+    return array
 
 
 _DEFAULT_PARAMS = make_params()
