@@ -28,6 +28,7 @@ from gamut.experiments.cli_output import (
     notice,
     progress_bar,
 )
+from gamut.experiments.commands.action import add_action
 from gamut.experiments.commands.train import add_training_arguments, training_output
 from gamut.experiments.validate import (
     check_agent,
@@ -53,15 +54,14 @@ def register(subparsers) -> None:
     )
     actions = parser.add_subparsers(dest="dice_command", metavar="ACTION", required=True)
 
-    solve = actions.add_parser("solve", help="optimal expected score of a scorecard variant")
+    solve = add_action(actions, "solve", run_solve, help="optimal expected score of a scorecard variant")
     _add_variant_arguments(solve)
     solve.add_argument("--no-cache", action="store_true",
                        help="solve afresh and do not read or write the table cache")
     add_json_flag(solve)
     add_quiet_flag(solve)
-    solve.set_defaults(handler=run_solve)
 
-    advise = actions.add_parser("advise", help="expected value of every choice in one situation")
+    advise = add_action(actions, "advise", run_advise, help="expected value of every choice in one situation")
     _add_variant_arguments(advise)
     advise.add_argument("--dice", required=True, help="the five dice showing, e.g. 1,1,3,4,5")
     advise.add_argument("--rolls-left", type=whole(0, 2), default=2,
@@ -80,10 +80,9 @@ def register(subparsers) -> None:
                         help="yahtzee: the Yahtzee box holds 50, so another Yahtzee earns +100")
     add_json_flag(advise)
     add_quiet_flag(advise)
-    advise.set_defaults(handler=run_advise)
 
-    play = actions.add_parser(
-        "play", help="play a scorecard game in the terminal with the optimal advisor as 'hint'",
+    play = add_action(
+        actions, "play", run_play, help="play a scorecard game in the terminal with the optimal advisor as 'hint'",
         description="Play a scorecard game in the terminal (the session of 'gamut play poker_dice(...)'). "
                     "At the prompt: a number or move from the list, 'keep 3 3 5', 'box full house', "
                     "hint, undo, board, actions, help, quit (or Ctrl-D).")
@@ -94,10 +93,10 @@ def register(subparsers) -> None:
     play.add_argument("--opponent", default="optimal", help="agent at the other seats (default: %(default)s)")
     play.add_argument("--hint", default="optimal", help="agent answering 'hint' (default: %(default)s)")
     play.add_argument("--seed", type=seed, default=0, help="seed of the dice and agents (default: %(default)s)")
-    play.set_defaults(handler=run_play)
 
-    regret = actions.add_parser(
-        "regret", help="where an agent loses points against the optimum: the regret of its every decision",
+    regret = add_action(
+        actions, "regret", run_regret,
+        help="where an agent loses points against the optimum: the regret of its every decision",
         description="Play solitaire games with an agent; at every decision compare its choice with the best "
                     "by the exact values. The summed regrets estimate optimum - E[score], split by decision "
                     "(after the first, second and third roll of a turn), with less noise than the scores "
@@ -115,10 +114,10 @@ def register(subparsers) -> None:
                              "game versions, git commit, machine, command, seconds)")
     add_json_flag(regret)
     add_quiet_flag(regret)
-    regret.set_defaults(handler=run_regret)
 
-    imitate = actions.add_parser(
-        "imitate", help="train the imitation agent: a policy network taught by the exact solution (not RL)",
+    imitate = add_action(
+        actions, "imitate", run_imitate,
+        help="train the imitation agent: a policy network taught by the exact solution (not RL)",
         description="Train a policy network (the imitation agent) on the exact option values of the solved "
                     "variant, at the states its own play reaches (DAgger): checkpoints, resume, weights.npz "
                     "and curve.csv in --out, as gamut train writes them.")
@@ -126,13 +125,11 @@ def register(subparsers) -> None:
     add_training_arguments(imitate, 5_000_000, "train/imitation-VARIANT", "hidden=512x512")
     add_json_flag(imitate)
     add_quiet_flag(imitate)
-    imitate.set_defaults(handler=run_imitate)
 
-    ranking = actions.add_parser("ranking", help="ranking game solved: win share of every seat")
+    ranking = add_action(actions, "ranking", run_ranking, help="ranking game solved: win share of every seat")
     ranking.add_argument("--players", type=whole(2, MAX_PLAYERS), required=True, help="number of seats, 2..8")
     add_json_flag(ranking)
     add_quiet_flag(ranking)
-    ranking.set_defaults(handler=run_ranking)
 
 
 def _add_variant_arguments(parser: argparse.ArgumentParser) -> None:

@@ -18,6 +18,7 @@ from gamut.experiments.cli_output import (
     emit_result,
     progress_bar,
 )
+from gamut.experiments.commands.action import add_action
 from gamut.experiments.validate import check_agent, check_agent_name, check_seat, memory_count, parse_value, seed, whole
 
 MAX_PLAYERS = 10
@@ -28,7 +29,7 @@ def register(subparsers) -> None:
                                    description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="palace_command", required=True)
 
-    match = sub.add_parser("match", help="mean chips per hand of agents over rotated common deals")
+    match = add_action(sub, "match", run_match, help="mean chips per hand of agents over rotated common deals")
     match.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
                        help="agent names, seated in turn (e.g. ismcts heuristic)")
     match.add_argument("--players", type=whole(2, MAX_PLAYERS), default=None,
@@ -43,9 +44,8 @@ def register(subparsers) -> None:
                        help="option of an agent, e.g. ismcts.iterations=500 (repeatable)")
     add_json_flag(match)
     add_quiet_flag(match)
-    match.set_defaults(handler=run_match)
 
-    play = sub.add_parser("play", help="play hands in the terminal against agents")
+    play = add_action(sub, "play", run_play, help="play hands in the terminal against agents")
     play.add_argument("--players", type=whole(2, MAX_PLAYERS), default=4, help="seats, 2..10 (default: %(default)s)")
     play.add_argument("--seat", type=whole(0, MAX_PLAYERS - 1), default=0, help="your seat (default: %(default)s)")
     play.add_argument("--opponent", default=None, help="agent at the other seats (default: ismcts, the "
@@ -55,7 +55,6 @@ def register(subparsers) -> None:
     play.add_argument("--betting", choices=("limit", "no_limit"), default="limit",
                       help="betting structure (default: %(default)s)")
     play.add_argument("--seed", type=seed, default=0, help="seed of the deal and agents (default: %(default)s)")
-    play.set_defaults(handler=run_play)
 
 
 def parse_options(pairs: list[str], agents: list[str]) -> dict[str, dict]:

@@ -24,6 +24,7 @@ from gamut.experiments.cli_output import (
     progress_bar,
     progress_wanted,
 )
+from gamut.experiments.commands.action import add_action
 from gamut.experiments.validate import (
     MAX_ITERATIONS,
     check_agent,
@@ -59,7 +60,7 @@ def register(subparsers) -> None:
                                    description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="poke_command", required=True)
 
-    match = sub.add_parser("match", help="A's above-the-line margin against B over paired rubbers")
+    match = add_action(sub, "match", run_match, help="A's above-the-line margin against B over paired rubbers")
     match.add_argument("--agents", nargs=2, required=True, metavar=("A", "B"), help="two agent names")
     match.add_argument("--rubbers", type=memory_count(PAIR_BYTES), default=1000,
                        help="pairs of rubbers (same deals, seats swapped) (default: %(default)s)")
@@ -70,9 +71,8 @@ def register(subparsers) -> None:
                            help=f"option of agent {who.upper()} (repeatable; ints, floats or strings)")
     add_json_flag(match)
     add_quiet_flag(match)
-    match.set_defaults(handler=run_match)
 
-    training = sub.add_parser("train", help="CFR+ on the small deal, or abstracted MCCFR on the full deal")
+    training = add_action(sub, "train", run_train, help="CFR+ on the small deal, or abstracted MCCFR on the full deal")
     training.add_argument("--algo", choices=("cfr+", "mccfr"), required=True)
     training.add_argument("--iterations", type=whole(1, MAX_ITERATIONS), default=None,
                           help=f"total iterations, at most {MAX_ITERATIONS:,}; a run expected to take over an hour "
@@ -89,9 +89,8 @@ def register(subparsers) -> None:
                           help="policy file (default: the agent's file under results/poke/)")
     add_json_flag(training)
     add_quiet_flag(training)
-    training.set_defaults(handler=run_train)
 
-    play = sub.add_parser("play", help="play a rubber in the terminal against an agent")
+    play = add_action(sub, "play", run_play, help="play a rubber in the terminal against an agent")
     play.add_argument("--opponent", default=None, help="agent name (default: ismcts, the strongest that answers "
                       "within about a second a move; heuristic when ismcts cannot play the game)")
     play.add_argument("--game", default=DEFAULT_GAME, help="poke game string (default: %(default)s)")
@@ -99,10 +98,10 @@ def register(subparsers) -> None:
     play.add_argument("--hint", default=None, help="agent answering 'hint' (default: cfr on the small deck, "
                       "else ismcts, which shows its search values)")
     play.add_argument("--seed", type=seed, default=0, help="seed of the deals (default: %(default)s)")
-    play.set_defaults(handler=run_play)
 
-    advise = sub.add_parser(
-        "advise", help="value of every draw option at a draw decision, to the end of the match, with 95% CIs",
+    advise = add_action(
+        sub, "advise", run_advise,
+        help="value of every draw option at a draw decision, to the end of the match, with 95% CIs",
         description="Expected above-the-line points from now to the end of the match of every legal draw option "
                     "(stand, or discard and draw: a double, a redouble or the dealer's free draw), from rollouts "
                     "that meet the same hidden cards, stock order and later deals for every option.")
@@ -127,7 +126,6 @@ def register(subparsers) -> None:
     advise.add_argument("--seed", type=seed, default=0, help="seed of the rollouts (default: %(default)s)")
     add_json_flag(advise)
     add_quiet_flag(advise)
-    advise.set_defaults(handler=run_advise)
 
 
 def _poke_game(text: str):

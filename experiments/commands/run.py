@@ -7,6 +7,7 @@ import json
 import sys
 
 from gamut.experiments.cli_output import add_json_flag, emit_result
+from gamut.experiments.commands.action import add_action
 from gamut.experiments.validate import output_root
 
 
@@ -42,17 +43,16 @@ def _positive_int(text: str) -> int:
 
 
 def register(subparsers) -> None:
-    run = subparsers.add_parser(
-        "run", help="run one experiment (resumable)",
+    run = add_action(
+        subparsers, "run", _run, help="run one experiment (resumable)",
         description="Run one experiment: its trials fan out on the backend and its results go to results/.",
     )
     run.add_argument("experiment", help="a name from 'gamut list', or a dotted module path with --config")
     run.add_argument("--config", default=None, help="config file (default: the experiment's own)")
     _add_run_options(run)
-    run.set_defaults(handler=_run)
 
-    reproduce = subparsers.add_parser(
-        "reproduce", help="run every experiment, then write results/REPORT.md",
+    reproduce = add_action(
+        subparsers, "reproduce", _reproduce, help="run every experiment, then write results/REPORT.md",
         description="Run every registered experiment in order and write the summary report.",
     )
     _add_run_options(reproduce)
@@ -61,16 +61,14 @@ def register(subparsers) -> None:
         help="do not execute the notebooks afterwards (by default a full run into the checkout's results/ "
              "rewrites notebooks/ with their outputs, any other run writes executed copies beside its results)",
     )
-    reproduce.set_defaults(handler=_reproduce)
 
-    listing = subparsers.add_parser(
-        "list", help="list the experiments and whether their results are fresh or stale",
+    listing = add_action(
+        subparsers, "list", _list, help="list the experiments and whether their results are fresh or stale",
         description="List every registered experiment with, per profile, whether its results exist and whether "
                     "they are fresh (made by today's config and code) or stale, and why.",
     )
     listing.add_argument("--out", default="results", help="results root folder (default: %(default)s)")
     add_json_flag(listing)
-    listing.set_defaults(handler=_list)
 
 
 def _run_one(name: str, args: argparse.Namespace, config: str | None = None):

@@ -24,6 +24,7 @@ from gamut.experiments.cli_output import (
     emit_result,
     progress_bar,
 )
+from gamut.experiments.commands.action import add_action
 from gamut.experiments.validate import (
     MAX_SECONDS,
     MAX_STEPS,
@@ -89,7 +90,7 @@ def register(subparsers) -> None:
                                    description=__doc__.split("\n\n")[0])
     actions = parser.add_subparsers(dest="squares_command", metavar="ACTION", required=True)
 
-    ev = actions.add_parser("eval", help="mean score of an agent on seeded deals, with a 95%% CI")
+    ev = add_action(actions, "eval", run_eval, help="mean score of an agent on seeded deals, with a 95%% CI")
     ev.add_argument("--agent", required=True,
                     help="agent name (random, greedy, learned, crossline, expectimax, expectimax_deep, "
                          "expectimax_cross, mc, mc_learned, mc_cross, net, net_search)")
@@ -107,9 +108,9 @@ def register(subparsers) -> None:
                     help="a --save-scores file of another agent on the same deals: also report the paired "
                          "difference (this agent minus that one) with its 95%% CI")
     _add_output_flags(ev)
-    ev.set_defaults(handler=run_eval)
 
-    bound = actions.add_parser("bound", help="clairvoyant optimum on seeded deals (upper bound), with a 95%% CI")
+    bound = add_action(actions, "bound", run_bound,
+                       help="clairvoyant optimum on seeded deals (upper bound), with a 95%% CI")
     _add_deals(bound)
     _add_scoring(bound)
     bound.add_argument("--time-limit", type=real(0, MAX_SECONDS, above=True), default=20.0,
@@ -128,9 +129,8 @@ def register(subparsers) -> None:
                        help="penalty form: every open line fully (default: weighted by the chance a random "
                             "empty cell lies in it)")
     _add_output_flags(bound)
-    bound.set_defaults(handler=run_bound)
 
-    train = actions.add_parser("train", help="learn the partial-line values of a point system (resumable)")
+    train = add_action(actions, "train", run_train, help="learn the partial-line values of a point system (resumable)")
     _add_scoring(train)
     train.add_argument("--games", type=whole(1, MAX_STEPS), default=4_000_000,
                        help=f"self-play games in all, a multiple of 100000, at most {MAX_STEPS:,} "
@@ -141,10 +141,9 @@ def register(subparsers) -> None:
     train.add_argument("--out", type=output_file,
                        help="table file (default: results/poker_squares/values_<scoring>.npz)")
     _add_output_flags(train)
-    train.set_defaults(handler=run_train)
 
-    cross = actions.add_parser("train-crossline", help="fit the cross-line correction of the learned values "
-                               "(resumable)")
+    cross = add_action(actions, "train-crossline", run_train_crossline,
+                       help="fit the cross-line correction of the learned values (resumable)")
     _add_scoring(cross)
     cross.add_argument("--rounds", type=whole(1, MAX_ROUNDS), default=10,
                        help=f"fitting rounds, at most {MAX_ROUNDS:,} (default: %(default)s)")
@@ -159,10 +158,10 @@ def register(subparsers) -> None:
     cross.add_argument("--out", type=output_file,
                        help="weights file (default: results/poker_squares/crossline_<scoring>.npz)")
     _add_output_flags(cross)
-    cross.set_defaults(handler=run_train_crossline)
 
-    net = actions.add_parser("train-net", help="train the afterstate value network by batched self-play, "
-                             "TD(lambda) and replay (resumable; needs the train extra: JAX, optax)")
+    net = add_action(actions, "train-net", run_train_net,
+                     help="train the afterstate value network by batched self-play, TD(lambda) and replay "
+                          "(resumable; needs the train extra: JAX, optax)")
     _add_scoring(net)
     net.add_argument("--positions", type=whole(1, MAX_STEPS), required=True,
                      help=f"training positions (afterstates, 24 per game) to reach, in whole chunks, at most "
@@ -205,24 +204,22 @@ def register(subparsers) -> None:
                      help="also write the weight file the net agents read (e.g. results/poker_squares/"
                           "net_american.npz)")
     _add_output_flags(net)
-    net.set_defaults(handler=run_train_net)
 
-    end = actions.add_parser("endgame", help="exact optimal expected score of a saved position with 1..8 empty "
-                             "cells (and of each cell for the next card)")
+    end = add_action(actions, "endgame", run_endgame,
+                     help="exact optimal expected score of a saved position with 1..8 empty cells (and of each cell "
+                          "for the next card)")
     end.add_argument("--position", required=True, type=input_file,
                      help="text file: five rows of five cards ('..' for an empty cell, e.g. 'Ac Kc .. 5d 9h'), then "
                           "optionally a line 'next: CARD', the card to place; every other card may come next")
     _add_scoring(end)
     _add_output_flags(end)
-    end.set_defaults(handler=run_endgame)
 
-    play = actions.add_parser("play", help="play Poker Squares in the terminal with hints")
+    play = add_action(actions, "play", run_play, help="play Poker Squares in the terminal with hints")
     _add_scoring(play)
     play.add_argument("--seed", type=seed, default=0, help="deal seed (default: %(default)s)")
     play.add_argument("--hint", default=None,
                       help="agent giving hints (default: expectimax_cross, with the estimated final score of "
                       "each cell it weighed; expectimax or greedy when its tables are missing)")
-    play.set_defaults(handler=run_play)
 
 
 def _game(scoring: str, variant: str = "standard"):
