@@ -237,3 +237,18 @@ def test_clairvoyant_scores_bound_the_exact_value_and_repeat_with_the_seed():
     work = grid.copy()
     work[cells] = [card, *unseen[:len(cells) - 1]]
     assert one >= _score(work, cfg)
+
+
+def test_ground_truth_refuses_agents_on_a_clock():
+    from gamut.experiments.config import CONFIG_DIR, load_config
+    from gamut.experiments.trials import poker_squares_endgame as T
+
+    schema = {"seed": int, "trials": int, **T.PARAMS}
+    params = dict(load_config(CONFIG_DIR / "poker_squares_endgame.toml", "quick", schema,
+                              "poker_squares_endgame").params)
+    T.validate(params)
+    # mc_cross's own default is a clock budget (4.5 s a game): without the options it is refused too.
+    for field, value in (("options", ["mc_cross.seconds_per_game=0.25"]), ("options", []),
+                         ("sampler_options", ["mc_cross.simulations=72"])):
+        with pytest.raises(ValueError, match="seconds_per_game"):
+            T.validate({**params, field: value})

@@ -10,7 +10,10 @@ On each position:
 - **regret** of each agent: the exact value of the best cell minus that of
   the agent's cell (0 when it plays a best cell). The sampler's move is the
   one it made in its game (its time budget as in play); every other agent
-  is built once per trial and asked for its move on each position;
+  is built once per trial and asked for its move on each position. Every
+  agent plays on a count (rollouts, plies), never a clock: ``validate``
+  refuses a ``seconds_per_game`` above 0, so the positions and the figures
+  are the same on any machine and load;
 - **error** of each value function (learned line values, with the
   cross-line correction, the value network, and two-ply expectimax on the
   corrected values): its value of the best cell's afterstate minus the exact
@@ -61,7 +64,7 @@ def validate(params: dict) -> None:
 
     import gamut.envs  # noqa: F401
     from gamut.experiments.validate import agent_options
-    from gamut.solvers.bots import make_bot
+    from gamut.solvers.bots import bot_specs, make_bot
 
     agent_options(params["sampler_options"], "sampler_options")
     options = agent_options(params["options"])
@@ -70,12 +73,19 @@ def validate(params: dict) -> None:
         raise ValueError(f"field 'options' sets options of {idle[0]!r}, which is not in 'agents'")
     for scoring in params["scorings"]:
         game = pyspiel.load_game("poker_squares", {"scoring": scoring})
+        specs = bot_specs(game)
         for agent, opts in [(params["sampler"], _sampler_options(params))] + [
                 (a, options.get(a, {})) for a in params["agents"]]:
             try:
                 make_bot(game, agent, player=0, seed=0, **opts)
             except ValueError as err:
                 raise ValueError(f"field 'agents' or 'sampler' ({scoring}): {err}") from None
+            # A clock budget makes the moves depend on the machine and its load: the figures would not reproduce.
+            clock = specs[agent].options.get("seconds_per_game")
+            if clock is not None and float(opts.get("seconds_per_game", clock.default)) > 0:
+                raise ValueError(f"agent {agent!r} plays on a clock (seconds_per_game "
+                                 f"{opts.get('seconds_per_game', clock.default)}), so its moves depend on the "
+                                 f"machine's load; set {agent}.seconds_per_game=0 and give it a count (simulations)")
 
 
 def _sampler_options(params: dict) -> dict:
