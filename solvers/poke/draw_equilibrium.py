@@ -42,7 +42,7 @@ from gamut.envs.rng import splitmix64
 from gamut.solvers.poke.draw_table import (NUM_CELLS, THRESHOLD, decision_uniform, draw_cell, keep_rule_draw,
                                            play_seats_to_end, require_full_deck)
 from gamut.solvers.poke.heuristic import make_params
-from gamut.solvers.poke.match import fill_deal_order, heuristic_move, next_card
+from gamut.solvers.poke.match import fill_deal_order, next_card, play_heuristic_deal
 
 SHEET_COLUMNS = ("below_non_dealer", "below_dealer", "games_non_dealer", "games_dealer")
 
@@ -54,20 +54,15 @@ def _deal_sheets(cfg, params, seeds, out):
     rows = 0
     for i in range(seeds.shape[0]):
         K.init_state(state, cfg)
-        deal = -1
-        n = 0
         while state[K.S_PHASE] != K.PH_OVER:
-            if state[K.S_DEALS_DONE] != deal:
-                deal = state[K.S_DEALS_DONE]
-                n = fill_deal_order(cfg[K.C_DECK], np.uint64(seeds[i]), np.uint64(deal), order)
-                if rows < out.shape[0]:
-                    dealer = state[K.S_DEALER]
-                    out[rows, 0] = state[K.S_BELOW + 1 - dealer]
-                    out[rows, 1] = state[K.S_BELOW + dealer]
-                    out[rows, 2] = state[K.S_GAMES + 1 - dealer]
-                    out[rows, 3] = state[K.S_GAMES + dealer]
-                    rows += 1
-            heuristic_move(state, cfg, params, order, n)
+            if rows < out.shape[0]:
+                dealer = state[K.S_DEALER]
+                out[rows, 0] = state[K.S_BELOW + 1 - dealer]
+                out[rows, 1] = state[K.S_BELOW + dealer]
+                out[rows, 2] = state[K.S_GAMES + 1 - dealer]
+                out[rows, 3] = state[K.S_GAMES + dealer]
+                rows += 1
+            play_heuristic_deal(state, cfg, params, seeds[i], order)
     return rows
 
 

@@ -84,6 +84,18 @@ def heuristic_move(state, cfg, params, order, n):
 
 
 @numba.njit(cache=True)
+def play_heuristic_deal(state, cfg, params, seed, order):
+    """Play the deal in progress in ``state`` to its end in place, each seat ``p`` heuristic with ``params[p]``.
+
+    Its cards come from ``fill_deal_order(deck, seed, deal)`` (``order``: a ``(52,)`` work buffer).
+    """
+    deal = state[K.S_DEALS_DONE]
+    n = fill_deal_order(cfg[K.C_DECK], np.uint64(seed), np.uint64(deal), order)
+    while state[K.S_PHASE] != K.PH_OVER and state[K.S_DEALS_DONE] == deal:
+        heuristic_move(state, cfg, params, order, n)
+
+
+@numba.njit(cache=True)
 def play_heuristic_match(cfg, params, seed, state, order, bonus_deal=-1, bonus_seat=0, extra=0):
     """One match from the start with deals from ``fill_deal_order``; seat 0's above-the-line difference.
 
@@ -93,15 +105,10 @@ def play_heuristic_match(cfg, params, seed, state, order, bonus_deal=-1, bonus_s
     point of ``gamut.solvers.poke.point_value``).
     """
     K.init_state(state, cfg)
-    deal = -1
-    n = 0
     while state[K.S_PHASE] != K.PH_OVER:
-        if state[K.S_DEALS_DONE] != deal:
-            deal = state[K.S_DEALS_DONE]
-            n = fill_deal_order(cfg[K.C_DECK], np.uint64(seed), np.uint64(deal), order)
-            if deal == bonus_deal:
-                state[K.S_BELOW + bonus_seat] += extra
-        heuristic_move(state, cfg, params, order, n)
+        if state[K.S_DEALS_DONE] == bonus_deal:
+            state[K.S_BELOW + bonus_seat] += extra
+        play_heuristic_deal(state, cfg, params, seed, order)
     return state[K.S_ABOVE] - state[K.S_ABOVE + 1]
 
 
