@@ -25,22 +25,9 @@ from gamut.experiments.cli_output import (
     progress_wanted,
 )
 from gamut.experiments.commands.action import add_action
-from gamut.experiments.validate import (
-    MAX_ITERATIONS,
-    check_agent,
-    check_agent_name,
-    check_long_run,
-    check_output,
-    input_file,
-    load_game_flag,
-    measured_rate,
-    memory_count,
-    output_file,
-    parse_options,
-    real,
-    seed,
-    whole,
-)
+from gamut.experiments.validate import (MAX_ITERATIONS, check_agent, check_agent_name, check_long_run, check_output,
+                                        input_file, load_game_flag, measured_rate, memory_count, output_file,
+                                        parse_options, real, seed, whole)
 
 DEFAULT_GAME = "poke(mode=rubber)"
 # Memory held per pair of rubbers: its seed (8 bytes) and A's two margins (16 bytes).

@@ -25,20 +25,8 @@ from gamut.experiments.cli_output import (
     progress_bar,
 )
 from gamut.experiments.commands.action import add_action
-from gamut.experiments.validate import (
-    MAX_SECONDS,
-    MAX_STEPS,
-    check_agent,
-    check_agent_name,
-    check_output,
-    input_file,
-    memory_count,
-    output_file,
-    parse_options,
-    real,
-    seed,
-    whole,
-)
+from gamut.experiments.validate import (MAX_SECONDS, MAX_STEPS, check_agent, check_agent_name, check_output, input_file,
+                                        memory_count, output_file, parse_options, real, seed, whole)
 
 # Memory held per deal by eval and bound: the deal generator's 52 random floats and their
 # argsort (2 x 416 bytes), the deal (200), the final grid (200) and a few per-deal figures.
