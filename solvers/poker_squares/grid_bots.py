@@ -104,6 +104,24 @@ def _searched_moves(placed: int, endgame: int) -> int:
     return max(K.NUM_CELLS - placed - max(endgame, 1), 1)
 
 
+class TimedSearch:
+    """The per-game time budget of a search agent: ``_seconds`` a game, ``_left`` of it in the game in play.
+
+    A subclass sets ``_seconds``, ``_endgame``, ``_player`` and ``_cfg``.
+    """
+
+    def _open_move(self, work: np.ndarray) -> tuple[int, int | None, np.ndarray]:
+        """(cards placed, move, candidates): the budget is reset at a game's first card; ``move_without_search``."""
+        placed = int(work[K.S_NUM_PLACED + self._player])
+        if placed == 0:
+            self._left = self._seconds
+        return (placed, *move_without_search(work, self._player, self._cfg, self._endgame))
+
+    def _even_share(self, placed: int) -> float:
+        """An equal share of the time left for each placement still to search."""
+        return self._left / _searched_moves(placed, self._endgame)
+
+
 class GreedyBot(SeatBot):
     """Greedy placement by immediate row-plus-column points (see the module docstring)."""
 
@@ -244,7 +262,7 @@ class ExpectimaxBot(SquaresBot):
         return int(cands[int(np.argmax(values))])
 
 
-class MonteCarloBot(SquaresBot):
+class MonteCarloBot(SquaresBot, TimedSearch):
     """Flat Monte Carlo with common random numbers (see the module docstring)."""
 
     name = "mc"
@@ -283,10 +301,7 @@ class MonteCarloBot(SquaresBot):
         self._weights = NO_WEIGHTS
 
     def _choose(self, work: np.ndarray) -> int:
-        placed = int(work[K.S_NUM_PLACED + self._player])
-        if placed == 0:
-            self._left = self._seconds
-        move, cands = move_without_search(work, self._player, self._cfg, self._endgame)
+        placed, move, cands = self._open_move(work)
         if move is not None:
             return move
         started = time.perf_counter()
@@ -302,8 +317,7 @@ class MonteCarloBot(SquaresBot):
         sims = 0
         if self._seconds > 0:
             if self._share == "even":
-                # An equal share of the time left for each placement still to search.
-                budget = self._left / _searched_moves(placed, self._endgame)
+                budget = self._even_share(placed)
             else:
                 # A share proportional to the cells to try, against the empty cells of every later choice.
                 cap = self._keep or K.NUM_CELLS

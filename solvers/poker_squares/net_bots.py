@@ -45,7 +45,7 @@ from gamut.envs.rng import rng_state, shuffle
 from gamut.solvers.poker_squares import net_model as M
 from gamut.solvers.poker_squares.agents import refuse_open
 from gamut.solvers.poker_squares.endgame import checked_endgame
-from gamut.solvers.poker_squares.grid_bots import move_without_search
+from gamut.solvers.poker_squares.grid_bots import TimedSearch
 from gamut.solvers.poker_squares.search import chance_cards
 from gamut.solvers.seat_bots import SeatBot
 
@@ -111,7 +111,7 @@ class NetBot(SeatBot):
         return best_cell(self._grid(work), card, self._params, *self._base, self._cfg, HAND_TABLE)
 
 
-class NetSearchBot(NetBot):
+class NetSearchBot(NetBot, TimedSearch):
     """Two-ply expectimax over the value network, exact or on a time budget per game."""
 
     name = "net_search"
@@ -124,10 +124,7 @@ class NetSearchBot(NetBot):
         self._seconds = self._left = seconds_per_game
 
     def _choose(self, work: np.ndarray) -> int:
-        placed = int(work[K.S_NUM_PLACED + self._player])
-        if placed == 0:
-            self._left = self._seconds
-        move, cands = move_without_search(work, self._player, self._cfg, self._endgame)
+        placed, move, cands = self._open_move(work)
         if move is not None:
             return move
         started = time.perf_counter()
@@ -138,9 +135,7 @@ class NetSearchBot(NetBot):
         sums = np.zeros(len(cands))
         if self._seconds > 0:
             shuffle(nexts, len(nexts), self._rng)
-            # An equal share of the time left for each placement still to search (the last is forced, the
-            # last ``endgame`` solved exactly).
-            budget = self._left / max(K.NUM_CELLS - placed - max(self._endgame, 1), 1)
+            budget = self._even_share(placed)
             done = 0
             while done < len(nexts):
                 batch = nexts[done:done + CHANCE_BATCH]
