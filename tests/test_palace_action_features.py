@@ -39,8 +39,32 @@ def _cards_of(st, q: int, viewer: int) -> list[int]:
     return out
 
 
+def _equity(st, p: int, o: int) -> float:
+    """Seat ``p``'s chance of beating ``o``: every possible hidden palace of ``o`` from the cards ``p`` has not seen.
+
+    All combinations are valued at once by ``hands.best_strengths``: each hand without the other's banner
+    suit, then the own-suit tie-break, a full tie counting one half.
+    """
+    known = int(st[L.S_PUBLIC]) | int(st[L.S_KNOWN + p])
+    suit_p, suit_o = int(st[L.S_BANNER + p]) & 3, int(st[L.S_BANNER + o]) & 3
+    seen = _cards_of(st, o, p)
+    hidden = 3 - sum(1 for c in seen if st[L.S_LOC + c] == L.LOC_PALACE + o)
+    unseen = [c for c in range(L.NUM_CARDS) if not (known >> c) & 1]
+    combos = list(combinations(unseen, hidden))
+    theirs = np.hstack([np.tile(np.array(seen, np.int64), (len(combos), 1)),
+                        np.array(combos, np.int64).reshape(len(combos), hidden)])
+    mine = np.array([_cards_of(st, p, p)], np.int64)
+    v_me = int(hands.best_strengths(mine, suit_o)[0])
+    v_o = hands.best_strengths(theirs, suit_p).astype(np.int64)
+    own_me = int((mine & 3 == suit_p).sum())
+    own_o = (theirs & 3 == suit_o).sum(axis=1)
+    score = np.where(v_me != v_o, (v_me > v_o).astype(float),
+                     np.where(own_me != own_o, (own_me > own_o).astype(float), 0.5))
+    return float(score.mean())
+
+
 def _reference(cfg, st, legal: list[int], recall: bool) -> np.ndarray:
-    """Features float32 ``(A, 36)`` of the mover's legal actions, from the rules in docs/games/palace_poker.md."""
+    """Features float32 ``(A, 38)`` of the mover's legal actions, from the rules in docs/games/palace_poker.md."""
     n, s, b = int(cfg[L.C_PLAYERS]), int(cfg[L.C_SMALL]), int(cfg[L.C_BIG])
     no_limit, chips = bool(cfg[L.C_NO_LIMIT]), float(cfg[L.C_STACK])
     bet_levels, raise_levels, bet_base = int(cfg[L.C_BET_LEVELS]), int(cfg[L.C_RAISE_LEVELS]), int(cfg[L.C_BET_BASE])
@@ -56,6 +80,11 @@ def _reference(cfg, st, legal: list[int], recall: bool) -> np.ndarray:
     best_other = max([_level(_cards_of(st, q, p), -1) for q in live if q != p], default=0.0)
     targets = [q for q in live if q != p and suit[q] != suit[p]]
     weakest = min([_level(_cards_of(st, q, p), suit[p]) for q in targets], default=2.0)
+    bet_on = {(a - bet_base) // (bet_levels + 1) for a in legal if phase == L.PH_TURN and a >= bet_base}
+    equity = {q: _equity(st, p, q) for q in bet_on}
+    if phase == L.PH_BATTLE:
+        q = int(st[L.S_ATTACKER] + st[L.S_DEFENDER]) - p
+        equity[q] = _equity(st, p, q)
     out = np.zeros((int(cfg[L.C_NUM_ACTIONS]), NUM_FEATURES), np.float32)
     for a in legal:
         row = out[a]
@@ -127,6 +156,8 @@ def _reference(cfg, st, legal: list[int], recall: bool) -> np.ndarray:
                 row[24] = min(5, st[L.S_COUNTS + 5 * opp + 3]) / 5
                 row[25] = min(5, st[L.S_COUNTS + 5 * opp + 4]) / 5
             row[35] = (sold[opp] + 1) * s / chips
+            row[36] = equity[opp]
+            row[37] = kind == 4 and equity[opp] == max(equity.values())
         else:
             row[26] = after
             row[32] = after - best_other
@@ -188,6 +219,7 @@ def test_the_documented_example():
     assert bet[4] == 1 and bet[15] == 1
     np.testing.assert_allclose(bet[[10, 11, 12, 19, 20, 35]], [2 / 200, 2 / 6, 2 / 199, 1, 0, 2 / 200], rtol=1e-6)
     assert 0 < bet[16] < 0.1 and 0.1 < bet[17] < 0.2
+    assert bet[36] == pytest.approx(0.99224806) and bet[37] == 0 and feats[64, 37] == 1
     assert not feats[~mask[0]].any()
 
 

@@ -16,8 +16,9 @@ mask, so the trainer and the agents compute the same features. Each row is
 turned back into a kernel state (``gamut.envs.palace_poker.layout``) as the
 mover sees it: every card the tensor locates is put where it lies, every
 card it does not (other players' palaces, the piles) is left in the draw
-pile, and the stacks, contributions, phase and battle come from their
-blocks. Every rule question is then answered by the kernels themselves: the
+pile, every card it does locate is marked in ``S_PUBLIC`` (so the cards
+outside it are the unseen ones), and the stacks, contributions, phase and
+battle come from their blocks. Every rule question is then answered by the kernels themselves: the
 chips an action puts in are what ``kernels.apply_action`` takes from the
 mover's stack on a copy of that state, the bet target comes from
 ``kernels.bet_target_level``, hand strengths from
@@ -32,7 +33,7 @@ a flush 0.5 and more. "Chips" are divided by the starting stack in chips
 (``stack * small_bet``). The *opponent* of an action is the seat a bet
 attacks, or the other player of the battle for a battle answer.
 
-Each action gets :data:`NUM_FEATURES` = 36 float32 entries; illegal actions
+Each action gets :data:`NUM_FEATURES` = 38 float32 entries; illegal actions
 get all zeros.
 
 =====  =================================================================
@@ -79,6 +80,13 @@ get all zeros.
 35     the minimum bet the mover will face next from the opponent's
        soldiers, i.e. (opponent's soldiers + 1) * small bet / starting
        stack (what a defender must add to call; bets and battle answers)
+36     bets and battle answers: the mover's exact equity against the
+       opponent (``gamut.envs.palace_poker.equity``): the share of the
+       opponent's possible hidden palaces, drawn from the cards the
+       mover has not seen, that its hand beats in a called battle, ties
+       one half
+37     bet only: the opponent is (one of) the targets of highest equity
+       among the seats the mover may bet on
 =====  =================================================================
 
 Worked example (``palace_poker(players=4)``, 200-chip stacks, the ante of
@@ -91,6 +99,10 @@ only the ``9s`` and the mover's spades do not count against it (16:
 a high card nine, ``category 0``, just above 0); the mover's hand without
 spades is a pair of aces with a king (17, just under 0.2). Seat 1 has three
 unseen palace cards (19 = 1) and no soldiers (20 = 0, 35 = 2 / 200).
+Of the 45 cards seat 0 has not seen, the three-card palaces that would
+beat its aces are few: the equity (36) is 0.9922. Seat 2, also bettable,
+gives 0.9925, so the bet on seat 1 is not the highest-equity target
+(37 = 0).
 """
 
 from __future__ import annotations
@@ -100,13 +112,14 @@ import numpy as np
 
 from gamut.envs.hands import CATEGORY_SHIFT, HAND_TABLE, NUM_CATEGORIES
 from gamut.envs.palace_poker import kernels as K
+from gamut.envs.palace_poker import equity as EQ
 from gamut.envs.palace_poker import layout as L
 from gamut.envs.palace_poker import showdown
 from gamut.envs.palace_poker.tensors import tensor_blocks
 
-NUM_FEATURES = 36
+NUM_FEATURES = 38
 # First entry of each block (see the module docstring).
-F_KIND, F_CHIPS, F_OPP, F_MINE = 0, 10, 15, 26
+F_KIND, F_CHIPS, F_OPP, F_MINE, F_EQUITY = 0, 10, 15, 26, 36
 KIND_STAY, KIND_TURN_FOLD, KIND_BUY, KIND_PAID_DISCARD, KIND_BET = 0, 1, 2, 3, 4
 KIND_BATTLE_FOLD, KIND_CALL, KIND_RAISE, KIND_DONE, KIND_DISCARD_CARD = 5, 6, 7, 8, 9
 LEVEL_SCALE = float(NUM_CATEGORIES << CATEGORY_SHIFT)
@@ -160,20 +173,22 @@ def rebuild_state(row, cfg, offsets, state):
     width = 3 + 3 * n
     for c in range(L.NUM_CARDS):
         loc = L.LOC_DRAW
+        located = False
         for col in range(width):
             if row[offsets[O_CARDS] + c * width + col] > 0.5:
+                located = True
                 if col < 3:
                     loc = col
                 else:
                     kind = (col - 3) // n
                     loc = L.LOC_BANNER + kind * L.MAX_PLAYERS + (col - 3) % n
         state[L.S_LOC + c] = loc
+        if located:
+            state[L.S_PUBLIC] |= np.int64(1) << c
         if L.LOC_BANNER <= loc < L.LOC_BANNER + L.MAX_PLAYERS:
             state[L.S_BANNER + loc - L.LOC_BANNER] = c
         elif loc >= L.LOC_SOLDIER:
             state[L.S_NSOLD + loc - L.LOC_SOLDIER] += 1
-        if loc >= L.LOC_BANNER:
-            state[L.S_PUBLIC] |= np.int64(1) << c
     state[L.S_TURN_PLAYER] = mover
     state[L.S_ACTOR] = mover
     state[L.S_ATTACKER] = -1
@@ -247,6 +262,20 @@ def _features_row(state, cfg, mover, mask_row, table, out):
                     and showdown.banner_suit(state, q) != showdown.banner_suit(state, mover)):
                 weakest = min(weakest, _level(showdown.player_hand_value(state, q, showdown.banner_suit(state, mover),
                                                                          table)))
+    # Exact battle equity against each seat the mover may meet in a battle now (-1: not needed).
+    equity = np.full(L.MAX_PLAYERS, -1.0)
+    scratch = np.empty(EQ.WORK_SIZE, np.int64)
+    best_equity = -1.0
+    if state[L.S_PHASE] == L.PH_TURN:
+        for a in range(cfg[L.C_BET_BASE], mask_row.shape[0]):
+            if mask_row[a]:
+                q = K.bet_target_level(cfg, a)[0]
+                if equity[q] < 0:
+                    equity[q] = EQ.exact_equity(state, mover, q, table, scratch)
+                    best_equity = max(best_equity, equity[q])
+    elif state[L.S_PHASE] == L.PH_BATTLE:
+        q = state[L.S_ATTACKER] + state[L.S_DEFENDER] - mover
+        equity[q] = EQ.exact_equity(state, mover, q, table, scratch)
     work = np.empty_like(state)
     for a in range(mask_row.shape[0]):
         if not mask_row[a]:
@@ -287,6 +316,9 @@ def _features_row(state, cfg, mover, mask_row, table, out):
             row[F_OPP + 9] = min(5, state[L.S_COUNTS + L.NUM_COUNTS * opp + 3]) / 5.0
             row[F_OPP + 10] = min(5, state[L.S_COUNTS + L.NUM_COUNTS * opp + 4]) / 5.0
             row[F_MINE + 9] = (state[L.S_NSOLD + opp] + 1) * s / chips
+            row[F_EQUITY] = equity[opp]
+            if kind == KIND_BET and equity[opp] >= best_equity:
+                row[F_EQUITY + 1] = 1.0
         else:
             # Only a discarded soldier changes the hand (a fold gives the current one up, a buy has not drawn yet).
             after = _level(showdown.player_hand_value(work, mover, -1, table)) if kind == KIND_DISCARD_CARD else my_level
@@ -316,12 +348,12 @@ def _features(inputs, mask, cfg, offsets, table, out):
 
 
 class PalaceFeatures:
-    """Callable ``(inputs, mask) -> float32 (N, A, 36)`` for one Palace Poker variant.
+    """Callable ``(inputs, mask) -> float32 (N, A, 38)`` for one Palace Poker variant.
 
     Attributes
     ----------
     size : int
-        Features per action (36).
+        Features per action (38).
     one_hot : bool
         False: these are real features, not the generic action one-hot.
     return_scale : float
@@ -343,7 +375,7 @@ class PalaceFeatures:
             self.layouts[size + n] = block_offsets(n, recall)
 
     def __call__(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Features float32 ``(N, A, 36)`` of every action of every row (layout in the module docstring).
+        """Features float32 ``(N, A, 38)`` of every action of every row (layout in the module docstring).
 
         Parameters
         ----------
@@ -355,7 +387,7 @@ class PalaceFeatures:
 
         Returns
         -------
-        float32 (N, A, 36)
+        float32 (N, A, 38)
 
         Raises
         ------
