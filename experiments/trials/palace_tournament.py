@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from gamut.experiments.ci_bars import ci_bars
 from gamut.experiments.store import table_summary
 
 NAME = "palace_tournament"
@@ -137,9 +138,8 @@ def standings_figure(summary: pd.DataFrame, params: dict):
     for ax, n in zip(axes[0], sizes):
         part = summary[summary["players"] == n].reset_index(drop=True)
         y = np.arange(len(part))
-        ax.errorbar(part["a_mean_chips"], y, xerr=[part["a_mean_chips"] - part["a_ci95_low"],
-                                                   part["a_ci95_high"] - part["a_mean_chips"]],
-                    fmt="o", capsize=4, elinewidth=2)
+        ci_bars(ax, part["a_mean_chips"], part["a_ci95_low"], part["a_ci95_high"], y, fmt="o", capsize=4,
+                elinewidth=2)
         for yi, (_, r) in zip(y, part.iterrows()):
             ax.annotate(f"{r['a_mean_chips']:+.2f} ({r['a_ci95_low']:+.2f} .. {r['a_ci95_high']:+.2f})",
                         (r["a_mean_chips"], yi), textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8)

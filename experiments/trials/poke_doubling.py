@@ -50,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gamut.experiments.ci_bars import ci_bars
 from gamut.experiments.config import game_string
 from gamut.experiments.store import markdown_table
 
@@ -505,9 +506,8 @@ def point_value_figure(cells: pd.DataFrame):
         for k, other in enumerate(BIN_LABELS):
             line = panel[panel["below_other_bin"] == other].set_index("below_seat_bin").reindex(BIN_LABELS)
             offset = (k - 1.5) * 0.06
-            ax.errorbar(x + offset, line["value"], yerr=[line["value"] - line["ci95_low"],
-                                                         line["ci95_high"] - line["value"]],
-                        marker="o", ms=4, capsize=2, label=f"other {other}")
+            ci_bars(ax, line["value"], line["ci95_low"], line["ci95_high"], x + offset, axis="y", marker="o", ms=4,
+                    capsize=2, label=f"other {other}")
         ax.set_xticks(x, BIN_LABELS)
         ax.set_xlabel("below the line, seat given the point")
         ax.set_title(f"{_GAMES_WORDS[games]}\nn = {int(panel['n'].sum()):,} rubbers", fontsize=9)
@@ -551,9 +551,7 @@ def draw_figure(summary: pd.DataFrame):
     for ax, hand in zip(axes[0], hands):
         rows = summary[summary["hand"] == hand].reset_index(drop=True)
         y = np.arange(len(rows))
-        ax.errorbar(rows["best_minus_stand"], y, xerr=[rows["best_minus_stand"] - rows["ci95_low"],
-                                                        rows["ci95_high"] - rows["best_minus_stand"]],
-                    fmt="o", capsize=3)
+        ci_bars(ax, rows["best_minus_stand"], rows["ci95_low"], rows["ci95_high"], y, fmt="o", capsize=3)
         for yi, r in zip(y, rows.itertuples()):
             ax.annotate(r.best, (r.best_minus_stand, yi), xytext=(4, 4), textcoords="offset points", fontsize=7)
         ax.axvline(0.0, color="grey", lw=0.8)
@@ -815,7 +813,7 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
         f"(95% CI {point.ci95_low:.2f} .. {point.ci95_high:.2f}, n = {point.n:,} rubbers; default heuristic "
         "both sides, one extra point at the start of a random deal).",
         "",
-        f"Policies against `default`, mean above-the-line margin per rubber (n pairs of rubbers, thresholds "
+        "Policies against `default`, mean above-the-line margin per rubber (n pairs of rubbers, thresholds "
         "double, redouble, free, dealer double, dealer redouble: draw below that hand category):",
         "",
         markdown_table(versus[["a", "thresholds", "mean_margin", "ci95_low", "ci95_high", "n_pairs"]]),
