@@ -358,19 +358,27 @@ def _chunk_progress(args, bar, line: str):
     return progress
 
 
+def _run_fit(args, default_out, total: int, unit: str, label: str, line: str, fit) -> int:
+    """Check ``--out`` (or ``default_out``), run ``fit(progress)`` under a progress bar, print its summary.
+
+    ``line`` is the per-chunk log line of ``_chunk_progress``.
+    """
+    check_output(args.out or default_out, "--out")
+    with progress_bar(args, total, unit, label) as bar:
+        summary = fit(_chunk_progress(args, bar, line))
+    emit_result(summary, args.json)
+    return 0
+
+
 def run_train(args) -> int:
     from gamut.envs.poker_squares.game import parse_points
     from gamut.solvers.poker_squares.training import table_path, train
 
     points = parse_points(args.scoring)
-    check_output(args.out or table_path(points), "--out")
-    with progress_bar(args, args.games, "game", "self-play") as bar:
-        summary = train(points, args.games, seed=args.seed, eps_start=args.eps_start, eps_end=args.eps_end,
-                        path=args.out, progress=_chunk_progress(
-                            args, bar, "{done:>10,} / {total:,} games   mean of the last chunk {mean:7.2f}   "
-                                       "{seconds:7.0f} s"))
-    emit_result(summary, args.json)
-    return 0
+    return _run_fit(args, table_path(points), args.games, "game", "self-play",
+                    "{done:>10,} / {total:,} games   mean of the last chunk {mean:7.2f}   {seconds:7.0f} s",
+                    lambda progress: train(points, args.games, seed=args.seed, eps_start=args.eps_start,
+                                           eps_end=args.eps_end, path=args.out, progress=progress))
 
 
 def run_train_crossline(args) -> int:
@@ -378,14 +386,10 @@ def run_train_crossline(args) -> int:
     from gamut.solvers.poker_squares.crossline import fit_rounds, weights_path
 
     points = parse_points(args.scoring)
-    check_output(args.out or weights_path(points), "--out")
-    with progress_bar(args, args.rounds, "round", "cross-line fit") as bar:
-        summary = fit_rounds(points, args.rounds, args.games, seed=args.seed, ridge=args.ridge, path=args.out,
-                             table=args.table, progress=_chunk_progress(
-                                 args, bar, "round {done} / {total}   mean of its games {mean:7.2f}   "
-                                            "{seconds:7.0f} s"))
-    emit_result(summary, args.json)
-    return 0
+    return _run_fit(args, weights_path(points), args.rounds, "round", "cross-line fit",
+                    "round {done} / {total}   mean of its games {mean:7.2f}   {seconds:7.0f} s",
+                    lambda progress: fit_rounds(points, args.rounds, args.games, seed=args.seed, ridge=args.ridge,
+                                                path=args.out, table=args.table, progress=progress))
 
 
 def run_train_net(args) -> int:
