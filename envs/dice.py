@@ -272,12 +272,21 @@ def has_full_house(counts):
 
 
 @numba.njit(cache=True)
+def _straight_sum(counts, length):
+    """Sum of the highest ``length`` consecutive faces all present, else 0."""
+    for low in range(NUM_FACES - length, -1, -1):
+        present = True
+        for f in range(low, low + length):
+            present &= counts[f] > 0
+        if present:
+            return length * (low + 1) + length * (length - 1) // 2
+    return 0
+
+
+@numba.njit(cache=True)
 def best_small_straight_sum(counts):
     """Sum of the highest four consecutive faces present (1-4: 10, 2-5: 14, 3-6: 18), else 0."""
-    for low in range(NUM_FACES - 4, -1, -1):
-        if counts[low] > 0 and counts[low + 1] > 0 and counts[low + 2] > 0 and counts[low + 3] > 0:
-            return 4 * low + 10
-    return 0
+    return _straight_sum(counts, 4)
 
 
 @numba.njit(cache=True)
@@ -288,14 +297,8 @@ def has_small_straight(counts):
 
 @numba.njit(cache=True)
 def large_straight_sum(counts):
-    """Sum of a five-dice straight (1-5: 15, 2-6: 20), else 0."""
-    for low in range(NUM_FACES - 5, -1, -1):
-        ok = True
-        for f in range(low, low + 5):
-            ok &= counts[f] == 1
-        if ok:
-            return 5 * low + 15
-    return 0
+    """Sum of a five-dice straight (1-5: 15, 2-6: 20), else 0 (five faces present: one die each)."""
+    return _straight_sum(counts, NUM_DICE)
 
 
 @numba.njit(cache=True)
