@@ -432,3 +432,16 @@ def test_poke_nn_ismcts_with_network_leaves_is_reproducible():
     options = {"weights": DMC_POKE, "temperature": 0.1, "value_weight": 0.5}
     assert _first_searched_move("poke(mode=rubber)", 3, 9, iterations=60, **options) == \
         _first_searched_move("poke(mode=rubber)", 3, 9, iterations=60, **options)
+
+
+def test_the_match_driver_plays_the_samples_on_another_variant(tmp_path):
+    from gamut.experiments.studies.nn_ismcts_match import collect, run
+
+    deal = run("poke", 0.0, 2, 4, {}, {}, tmp_path / "deal", iterations=10,
+               game_string="poke(mode=deal,trick_value=34.0)")
+    assert deal["game"].startswith("poke(") and "mode=deal" in deal["game"] and "played on" in deal["unit"]
+    rows = [line for line in (tmp_path / "deal.jsonl").read_text().splitlines() if line]
+    assert len(rows) == 2
+    assert [row["game_string"] for row in collect(tmp_path)] == [deal["game"]]
+    with pytest.raises(ValueError, match="not a variant"):
+        run("poke", 0.0, 1, 4, {}, {}, tmp_path / "x", iterations=10, game_string="palace_poker(players=4)")

@@ -15,7 +15,10 @@ sample being A's mean above-the-line margin over its two rubbers; for
 ``palace_poker``, four-player deals each played in all four seat rotations of
 the lineup A, B, A, B, a deal's sample being A's mean chips per hand minus
 B's. The report is the mean with a 95% t interval over the samples (``n`` =
-pairs or deals).
+pairs or deals). ``--game-string`` plays the same samples on another variant
+of the game (for Poke, ``poke(mode=deal,trick_value=34.0)``: pairs of single
+deals valued as the search values them, a sample spread far narrower than a
+rubber's, for tuning).
 
 Each finished sample is appended to ``<out>.jsonl`` at once, so an
 interrupted run resumes where it stopped; ``<out>.json`` holds the summary
@@ -66,10 +69,12 @@ def _warm_up(game, opts: dict) -> None:
 
 
 def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b_options: dict,
-        out: Path, a_name: str = "nn_ismcts", b_name: str = "ismcts", iterations: int = 0) -> dict:
+        out: Path, a_name: str = "nn_ismcts", b_name: str = "ismcts", iterations: int = 0,
+        game_string: str = "") -> dict:
     """Play (or resume) the match; returns the summary written to ``<out>.json``.
 
     Both sides search ``seconds`` a move, or, with ``seconds`` 0, ``iterations`` a move.
+    ``game_string`` (empty: the declared match's game) plays the samples on another variant.
     """
     import gamut.envs  # noqa: F401  (registers the games)
     from gamut.envs.loading import load_game
@@ -82,7 +87,9 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
     match = paired_match(game_key)
     if (seconds > 0) == (iterations > 0):
         raise ValueError(f"give one budget a move, --seconds > 0 or --iterations > 0; got {seconds} and {iterations}")
-    game = load_game(match.game)
+    game = load_game(game_string or match.game)
+    if game.get_type().short_name != load_game(match.game).get_type().short_name:
+        raise ValueError(f"--game-string {game_string!r} is not a variant of {match.game}")
     budget = {"seconds": seconds} if seconds > 0 else {"seconds": 0.0, "iterations": iterations}
     opts = {a_name: {**a_options, **budget}, b_name: {**b_options, **budget}}
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -110,7 +117,8 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
                 for name, options in opts.items()}
     summary = {"game": str(game), "agent_a": a_name, "agent_b": b_name, "options": opts,
                "resolved_options": resolved, "seconds_per_move": seconds, "iterations_per_move": iterations,
-               "seed": seed, "n": est.n, "unit": match.unit,
+               "seed": seed, "n": est.n,
+               "unit": match.unit if str(game) == str(load_game(match.game)) else f"{match.unit}; played on {game}",
                "mean_diff": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high,
                "play_seconds": sum(done[i]["seconds"] for i in range(pairs)),
                "this_run_seconds": time.perf_counter() - start, "threads": 1,
@@ -184,6 +192,7 @@ def collect(folder: Path) -> list[dict]:
         iterations = summary.get("iterations_per_move", 0)
         budget = f"{iterations} it/move" if iterations else f"{summary['seconds_per_move']} s/move"
         rows.append({"file": str(path.relative_to(folder)), "game": summary["game"].split("(")[0],
+                     "game_string": summary["game"], "unit": summary.get("unit", ""),
                      "agent_a": summary["agent_a"], "agent_b": summary["agent_b"],
                      "a_options": " ".join(f"{k}={v}" for k, v in sorted(a_opts.items())),
                      "budget": budget, "seed": summary["seed"], "n": summary["n"],
@@ -195,18 +204,17 @@ def collect(folder: Path) -> list[dict]:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    games = sorted({r["game"] for r in rows})
+    games = sorted({r["game_string"] for r in rows})
     fig, axes = plt.subplots(len(games), 1, figsize=(11, 1.2 + 0.45 * len(rows)), squeeze=False)
-    units = {"poke": "points per rubber (pairs of rubbers)", "palace_poker": "chips per hand (deals x 4 rotations)"}
     for ax, game in zip(axes[:, 0], games):
-        mine = [r for r in rows if r["game"] == game]
+        mine = [r for r in rows if r["game_string"] == game]
         y = np.arange(len(mine))
         ax.hlines(y, [r["ci95_low"] for r in mine], [r["ci95_high"] for r in mine], color="tab:blue", lw=3)
         ax.plot([r["mean_diff"] for r in mine], y, "o", color="black", ms=4)
         ax.axvline(0.0, color="grey", lw=0.8)
         ax.set_yticks(y, [f"{r['a_options'] or 'defaults'}, {r['budget']}, n={r['n']}" for r in mine], fontsize=7)
-        ax.set_title(f"{game}: nn_ismcts minus ismcts, same budget per move", fontsize=9)
-        ax.set_xlabel(f"mean difference with 95% CI, {units.get(game, '')}", fontsize=8)
+        ax.set_title(f"{game}: nn_ismcts minus ismcts, same budget per move", fontsize=8)
+        ax.set_xlabel(f"mean difference with 95% CI; {mine[0]['unit']}", fontsize=7)
     fig.tight_layout()
     fig.savefig(folder / "matches.png", dpi=110, bbox_inches="tight")
     plt.close(fig)
@@ -229,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--a-option", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--b-option", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--game-string", default="",
+                        help="play the declared match's samples on this variant of the game instead")
     parser.add_argument("--a", default="nn_ismcts", help="agent A (default: %(default)s)")
     parser.add_argument("--b", default="ismcts", help="agent B (default: %(default)s)")
     parser.add_argument("--out", type=Path, required=True, help="path without suffix: writes .jsonl and .json")
@@ -243,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary["iterations_per_second"]))
         return 0
     summary = run(args.game, args.seconds, args.pairs, args.seed, _options(args.a_option), _options(args.b_option),
-                  args.out, args.a, args.b, args.iterations)
+                  args.out, args.a, args.b, args.iterations, args.game_string)
     print(json.dumps({k: summary[k] for k in ("agent_a", "agent_b", "options", "n", "mean_diff", "ci95_low",
                                              "ci95_high", "play_seconds")}))
     return 0
