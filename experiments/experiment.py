@@ -52,6 +52,7 @@ EXPERIMENTS: dict[str, str] = {
     "poker_squares_agents": "gamut.experiments.trials.poker_squares_agents",
     "poker_squares_bounds": "gamut.experiments.trials.poker_squares_bounds",
     "poker_squares_endgame": "gamut.experiments.trials.poker_squares_endgame",
+    "poker_squares_lower_bound": "gamut.experiments.trials.poker_squares_lower_bound",
     "palace_tournament": "gamut.experiments.trials.palace_tournament",
     "dice_optimal": "gamut.experiments.trials.dice_optimal",
     "dice_ranking": "gamut.experiments.trials.dice_ranking",
