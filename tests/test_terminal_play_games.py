@@ -77,6 +77,11 @@ def check_illegal_move_changes_nothing(term: Terminal, move: str, explanation: s
     assert term.send("board") == before
 
 
+def check_ctrl_d_leaves(term: Terminal) -> None:
+    assert "bye: the game was left unfinished" in term.ctrl_d()
+    assert term.exitstatus == 0
+
+
 @pytest.mark.slow
 def test_poker_dice_session_to_the_end_with_undo():
     term = Terminal("play", "poker_dice(variant=yacht12,players=1)", "--seed", "1")
@@ -115,8 +120,7 @@ def test_gamut_dice_play_starts_the_same_session():
     assert term.send("undo") == shared.send("undo")
     assert term.send("reroll positions 1") == shared.send("189")
     for t in (term, shared):
-        assert "bye: the game was left unfinished" in t.ctrl_d()
-        assert t.exitstatus == 0
+        check_ctrl_d_leaves(t)
 
 
 @pytest.mark.slow
@@ -167,8 +171,7 @@ def test_poke_session_refuses_undo_and_leaves_on_ctrl_d():
     after = term.send("discard ad 5D")
     assert "your cards: 3d 4c 6h 9h 9s\n" in after and "P0 discards 2 [5d Ad] draws [3d 4c]" in after
     assert term.send("undo") == "undo is not available in this game (it would reveal hidden information)"
-    assert "bye: the game was left unfinished" in term.ctrl_d()
-    assert term.exitstatus == 0
+    check_ctrl_d_leaves(term)
 
 
 @pytest.mark.slow
@@ -187,5 +190,4 @@ def test_palace_poker_session_refuses_undo_and_leaves_on_ctrl_d():
     assert after.startswith("seat 1: raise 4\n")
     assert "battle: seat 0 attacks seat 1; to call 4, raises 1" in after and "   58. raise 4" in after
     assert term.send("undo") == "undo is not available in this game (it would reveal hidden information)"
-    assert "bye: the game was left unfinished" in term.ctrl_d()
-    assert term.exitstatus == 0
+    check_ctrl_d_leaves(term)
