@@ -335,3 +335,18 @@ def test_an_agent_budget_beyond_its_maximum_is_refused_when_the_agent_is_made(ga
     # Only made, never asked to move: a budget let through would not return.
     with pytest.raises(ValueError, match=next(iter(options))):
         gamut.make_bot(game, agent, **options)
+
+
+def _every_parser(parser):
+    """Every parser of the command tree: the top level, each command, each action."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _every_parser(sub)
+
+
+def test_every_help_page_formats():
+    # A bare '%' in a help string breaks the listing of the level above, not the action's own page.
+    pages = [p.format_help() for p in _every_parser(build_parser())]
+    assert len(pages) > 30 and all(page.startswith("usage: gamut") for page in pages)

@@ -28,7 +28,7 @@ from gamut.experiments.cli_output import (
     notice,
     progress_bar,
 )
-from gamut.experiments.commands.action import add_action
+from gamut.experiments.commands.action import add_action, add_command
 from gamut.experiments.commands.train import add_training_arguments, training_output
 from gamut.experiments.validate import (
     check_agent,
@@ -48,11 +48,7 @@ MAX_PLAYERS = 8
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "dice", help="poker dice: exact optimal solitaire play and advice",
-        description=__doc__.split("\n\n")[0],
-    )
-    actions = parser.add_subparsers(dest="dice_command", metavar="ACTION", required=True)
+    actions = add_command(subparsers, "dice", "poker dice: exact optimal solitaire play and advice", __doc__)
 
     solve = add_action(actions, "solve", run_solve, help="optimal expected score of a scorecard variant")
     _add_variant_arguments(solve)

@@ -18,16 +18,14 @@ from gamut.experiments.cli_output import (
     emit_result,
     progress_bar,
 )
-from gamut.experiments.commands.action import add_action
+from gamut.experiments.commands.action import add_action, add_command
 from gamut.experiments.validate import check_agent, check_agent_name, check_seat, memory_count, parse_value, seed, whole
 
 MAX_PLAYERS = 10
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("palace", help="Palace Poker: agent matches, terminal play",
-                                   description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="palace_command", required=True)
+    sub = add_command(subparsers, "palace", "Palace Poker: agent matches, terminal play", __doc__)
 
     match = add_action(sub, "match", run_match, help="mean chips per hand of agents over rotated common deals")
     match.add_argument("--agents", nargs="+", required=True, metavar="AGENT",

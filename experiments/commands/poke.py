@@ -24,7 +24,7 @@ from gamut.experiments.cli_output import (
     progress_bar,
     progress_wanted,
 )
-from gamut.experiments.commands.action import add_action
+from gamut.experiments.commands.action import add_action, add_command
 from gamut.experiments.validate import (MAX_ITERATIONS, check_agent, check_agent_name, check_long_run, check_output,
                                         input_file, load_game_flag, measured_rate, memory_count, output_file,
                                         parse_options, real, seed, whole)
@@ -43,9 +43,7 @@ HEURISTIC_CHUNK = 2_000
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("poke", help="Poke: agent matches, CFR training, terminal play",
-                                   description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="poke_command", required=True)
+    sub = add_command(subparsers, "poke", "Poke: agent matches, CFR training, terminal play", __doc__)
 
     match = add_action(sub, "match", run_match, help="A's above-the-line margin against B over paired rubbers")
     match.add_argument("--agents", nargs=2, required=True, metavar=("A", "B"), help="two agent names")
@@ -88,7 +86,7 @@ def register(subparsers) -> None:
 
     advise = add_action(
         sub, "advise", run_advise,
-        help="value of every draw option at a draw decision, to the end of the match, with 95% CIs",
+        help="value of every draw option at a draw decision, to the end of the match, with 95%% CIs",
         description="Expected above-the-line points from now to the end of the match of every legal draw option "
                     "(stand, or discard and draw: a double, a redouble or the dealer's free draw), from rollouts "
                     "that meet the same hidden cards, stock order and later deals for every option.")

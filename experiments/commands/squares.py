@@ -24,7 +24,7 @@ from gamut.experiments.cli_output import (
     emit_result,
     progress_bar,
 )
-from gamut.experiments.commands.action import add_action
+from gamut.experiments.commands.action import add_action, add_command
 from gamut.experiments.validate import (MAX_SECONDS, MAX_STEPS, check_agent, check_agent_name, check_output, input_file,
                                         memory_count, output_file, parse_options, real, seed, whole)
 
@@ -74,9 +74,7 @@ def _add_output_flags(parser) -> None:
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("squares", help="Poker Squares: agents, bounds, training, play",
-                                   description=__doc__.split("\n\n")[0])
-    actions = parser.add_subparsers(dest="squares_command", metavar="ACTION", required=True)
+    actions = add_command(subparsers, "squares", "Poker Squares: agents, bounds, training, play", __doc__)
 
     ev = add_action(actions, "eval", run_eval, help="mean score of an agent on seeded deals, with a 95%% CI")
     ev.add_argument("--agent", required=True,
