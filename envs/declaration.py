@@ -92,8 +92,9 @@ class GameDeclaration:
         ``(inputs, mask) -> float32 (N, A, F)``, features of every action of
         every row from the network input rows (observation or information
         state of the player to move, then the seat one-hot) and the legal
-        mask, with attributes ``size`` (``F``), ``one_hot`` (False) and
-        optionally ``return_scale`` (a typical return's size). Without one,
+        mask: a subclass of ``gamut.envs.action_features.ActionFeatures``
+        (attributes ``size`` = ``F``, ``one_hot`` False, ``return_scale``: a
+        typical return's size). Without one,
         Deep Monte-Carlo describes an action by its id's one-hot.
     paired_match : str or None
         ``"module:attribute"`` of a ``gamut.solvers.paired_match.PairedMatch``:

@@ -76,6 +76,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 from gamut.envs import hands
+from gamut.envs.action_features import ActionFeatures
 from gamut.envs.cards import popcount
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke import showdown
@@ -101,63 +102,30 @@ F_KIND, F_DISCARDED, F_CLASS, F_KEPT, F_MULTIPLIER = 0, 3, 7, 17, 24
 F_PLAYED, F_PLAY = 27, 31
 
 
-class PokeFeatures:
-    """Callable ``(inputs, mask) -> float32 (N, A, 44)`` for one Poke variant (``A = 2 * 2**hand_size``).
+class PokeFeatures(ActionFeatures):
+    """Poke's action features, float32 ``(N, A, 44)`` for one variant (``A = 2 * 2**hand_size``).
 
-    Attributes
-    ----------
-    size : int
-        Features per action (44).
-    one_hot : bool
-        False: these are real features, not the generic action one-hot.
-    return_scale : float
-        A typical return's size: a tenth of the largest absolute return (125
-        points in ``poke(mode=deal)``, about a sweep or a two-pair win), at
-        least 1. DMC divides its targets by it so they are of order 1.
+    The attributes and the call are those of
+    ``gamut.envs.action_features.ActionFeatures``; ``return_scale`` is a tenth
+    of the largest absolute return (125 points in ``poke(mode=deal)``, about a
+    sweep or a two-pair win).
     """
 
-    one_hot = False
     size = NUM_FEATURES
+    name = "Poke"
 
     def __init__(self, game):
+        super().__init__(game)
         lay = game.layout
         self.hand_size = lay.hand_size
         self.num_ranks = int(game.cfg[K.C_NUM_RANKS])
         self.low_rank = int(lay.deck[0] >> 2)
-        self.return_scale = max(1.0, max(abs(game.max_utility()), abs(game.min_utility())) / 10.0)
-        self.num_actions = game.num_distinct_actions()
-        seat = game.num_players()
         # Card bit of each tensor index: a (D,) row of ``1 << card id``, so ``marks @ bits`` is a card mask.
         self.bits = np.left_shift(np.int64(1), lay.deck)
         self.num_cards = lay.num_cards
-        self.layouts = {}
-        for recall, size in ((False, game.observation_tensor_size()), (True, game.information_state_tensor_size())):
-            self.layouts[size + seat] = piece_offsets(lay.pieces(recall, True))
+        self.read_layouts(game, lambda recall: piece_offsets(lay.pieces(recall, True)))
 
-    def __call__(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Features float32 ``(N, A, 44)`` of every action of every row (layout in the module docstring).
-
-        Parameters
-        ----------
-        inputs : float32 (N, D)
-            Network inputs: the observation or information-state tensor of the
-            player to move (private pieces included), then the seat one-hot.
-        mask : bool (N, A)
-            Legal actions; the other actions get zeros.
-
-        Returns
-        -------
-        float32 (N, A, 44)
-
-        Raises
-        ------
-        ValueError
-            When ``inputs`` is neither width (a public-only tensor, say).
-        """
-        offsets = self.layouts.get(inputs.shape[1])
-        if offsets is None:
-            raise ValueError(f"Poke action features read observation or information-state inputs with the seat "
-                             f"(widths {sorted(self.layouts)}), not width {inputs.shape[1]}")
+    def compute(self, inputs: np.ndarray, mask: np.ndarray, offsets) -> np.ndarray:
         n, d = inputs.shape[0], self.num_cards
         marks = inputs > 0.5
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gamut.envs.action_features import ActionFeatures
 from gamut.envs.poker_squares.observer import CELL_FEATURES
 
 NUM_CELLS = 25
@@ -57,31 +58,23 @@ for _low in range(9):
 _OUTSIDE = (1.0 - _STRAIGHTS).T  # (13, 10): ranks that fall outside each straight
 
 
-class PokerSquaresFeatures:
-    """Callable ``(inputs, mask) -> float32 (N, 25, 58)`` for one Poker Squares variant.
+class PokerSquaresFeatures(ActionFeatures):
+    """Poker Squares' action features, float32 ``(N, 25, 58)`` for one variant: the features of every cell.
 
-    Attributes
-    ----------
-    size : int
-        Features per action (58).
-    one_hot : bool
-        False: these are real features, not the generic action one-hot.
-    return_scale : float
-        A typical return's size: a tenth of the largest absolute return
-        (100 of American scoring's 1,000: good play scores about that), and
-        at least 1 (a two-player win or loss). DMC divides its targets by it
-        so they are of order 1.
+    The attributes and the call are those of
+    ``gamut.envs.action_features.ActionFeatures``; ``return_scale`` is a tenth
+    of the largest absolute return (100 of American scoring's 1,000: good
+    play scores about that), and at least 1 (a two-player win or loss).
     """
 
-    one_hot = False
     size = NUM_FEATURES
+    name = "Poker Squares"
 
     def __init__(self, game):
+        super().__init__(game)
         self.players = game.num_players()
-        self.return_scale = max(1.0, max(abs(game.max_utility()), abs(game.min_utility())) / 10.0)
 
-    def __call__(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Features float32 ``(N, 25, 58)`` of every cell of every row (layout in the module docstring)."""
+    def compute(self, inputs: np.ndarray, mask: np.ndarray, layout) -> np.ndarray:
         n = inputs.shape[0]
         grid = inputs[:, :NUM_CELLS * CELL_FEATURES].reshape(n, 5, 5, CELL_FEATURES)
         start = NUM_CELLS * CELL_FEATURES * self.players
