@@ -110,6 +110,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from gamut.envs.action_features import ActionFeatures
 from gamut.envs.hands import CATEGORY_SHIFT, HAND_TABLE, NUM_CATEGORIES
 from gamut.envs.palace_poker import kernels as K
 from gamut.envs.palace_poker import equity as EQ
@@ -347,57 +348,25 @@ def _features(inputs, mask, cfg, offsets, table, out):
         _features_row(state, cfg, mover, mask[i], table, out[i])
 
 
-class PalaceFeatures:
-    """Callable ``(inputs, mask) -> float32 (N, A, 38)`` for one Palace Poker variant.
+class PalaceFeatures(ActionFeatures):
+    """Palace Poker's action features, float32 ``(N, A, 38)`` for one variant.
 
-    Attributes
-    ----------
-    size : int
-        Features per action (38).
-    one_hot : bool
-        False: these are real features, not the generic action one-hot.
-    return_scale : float
-        A typical return's size: ten small bets (20 chips with the default
-        stakes), about what a hand won against two or three callers brings.
-        DMC divides its targets by it so they are of order 1.
+    The attributes and the call are those of
+    ``gamut.envs.action_features.ActionFeatures``; ``return_scale`` is ten
+    small bets (20 chips with the default stakes), about what a hand won
+    against two or three callers brings.
     """
 
-    one_hot = False
     size = NUM_FEATURES
+    name = "Palace Poker"
 
     def __init__(self, game):
+        super().__init__(game)
         self.cfg = np.ascontiguousarray(game.cfg, np.int64)
-        n = game.num_players()
-        self.num_actions = game.num_distinct_actions()
         self.return_scale = float(10 * self.cfg[L.C_SMALL])
-        self.layouts = {}
-        for recall, size in ((False, game.observation_tensor_size()), (True, game.information_state_tensor_size())):
-            self.layouts[size + n] = block_offsets(n, recall)
+        self.read_layouts(game, lambda recall: block_offsets(game.num_players(), recall))
 
-    def __call__(self, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Features float32 ``(N, A, 38)`` of every action of every row (layout in the module docstring).
-
-        Parameters
-        ----------
-        inputs : float32 (N, D)
-            Network inputs: the observation or information-state tensor of the
-            player to move (private pieces included), then the seat one-hot.
-        mask : bool (N, A)
-            Legal actions; the other actions get zeros.
-
-        Returns
-        -------
-        float32 (N, A, 38)
-
-        Raises
-        ------
-        ValueError
-            When ``inputs`` is neither width (a public-only tensor, say).
-        """
-        offsets = self.layouts.get(inputs.shape[1])
-        if offsets is None:
-            raise ValueError(f"Palace Poker action features read observation or information-state inputs with "
-                             f"the seat (widths {sorted(self.layouts)}), not width {inputs.shape[1]}")
+    def compute(self, inputs: np.ndarray, mask: np.ndarray, offsets) -> np.ndarray:
         out = np.zeros((inputs.shape[0], self.num_actions, NUM_FEATURES), np.float32)
         _features(np.ascontiguousarray(inputs, np.float32), np.ascontiguousarray(mask, np.bool_), self.cfg, offsets,
                   HAND_TABLE, out)
