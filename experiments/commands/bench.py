@@ -31,6 +31,7 @@ GENERIC_BENCHMARKS = {
     "hands": "gamut.benchmarks.hands",
     "vector": "gamut.benchmarks.vector",
     "play_agents": "gamut.benchmarks.play_agents",
+    "network_agents": "gamut.benchmarks.network_agents",
 }
 
 

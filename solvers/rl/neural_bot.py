@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
+from gamut.solvers.blas_threads import one_blas_thread
 from gamut.solvers.rl.checkpoint import RLFileError, load_weights
 from gamut.solvers.rl.features import recorded_features, score_actions
 from gamut.solvers.rl.networks import forward, layer_sizes, masked_log_softmax, policy_input
@@ -70,6 +71,7 @@ class NeuralBot(pyspiel.Bot):
 
     def __init__(self, game, path, player: int, seed: int = 0, greedy: bool = True, algorithm: str | None = None):
         pyspiel.Bot.__init__(self)
+        one_blas_thread()
         self._params, self.metadata = load_weights(path, game, algorithm)
         self._game = game
         self._player = player
@@ -157,6 +159,7 @@ class DMCBot(pyspiel.Bot):
 
     def __init__(self, game, path, player: int):
         pyspiel.Bot.__init__(self)
+        one_blas_thread()
         self._params, self.metadata = load_weights(path, game, "dmc")
         self._game = game
         self._player = player

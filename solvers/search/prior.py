@@ -33,6 +33,7 @@ from collections.abc import Callable
 import numpy as np
 import pyspiel
 
+from gamut.solvers.blas_threads import one_blas_thread
 from gamut.solvers.rl.checkpoint import RLFileError, load_weights
 from gamut.solvers.rl.features import recorded_features, score_actions
 from gamut.solvers.rl.networks import forward, layer_sizes, policy_input
@@ -87,6 +88,7 @@ class NetworkPrior:
                  mix: float = 0.0):
         self.temperature = check_temperature(temperature)
         self.mix = check_mix(mix)
+        one_blas_thread()
         self.params, self.metadata = load_weights(path, network_game)
         algorithm = self.metadata.get("algorithm")
         if algorithm not in HEADS:
