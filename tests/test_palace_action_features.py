@@ -238,3 +238,19 @@ def test_the_shipped_palace_weights_still_load_and_play():
     bots = [gamut.make_bot(game, "ppo", player=p, seed=p) for p in range(4)]
     final = play_game(game, np.random.default_rng(3), lambda state: bots[state.current_player()].step(state))
     assert final.is_terminal() and sum(final.returns()) == pytest.approx(0.0)
+
+
+def test_the_shipped_dmc_weights_play_and_older_feature_widths_are_refused_by_name():
+    # The shipped dmc agent reads the 38 features; a file of the earlier 36 is refused naming both sizes.
+    import gamut
+    from gamut.solvers.rl.checkpoint import RLFileError
+    from gamut.solvers.rl.features import features_name, recorded_features
+    from tests.chance import play_game
+
+    game = gamut.load_game("palace_poker(players=4)")
+    bots = [gamut.make_bot(game, "dmc", player=p, seed=p) for p in range(4)]
+    assert bots[0].metadata["feature_size"] == NUM_FEATURES and bots[0].metadata["heuristic_share"] == 0
+    final = play_game(game, np.random.default_rng(5), lambda state: bots[state.current_player()].step(state))
+    assert final.is_terminal() and sum(final.returns()) == pytest.approx(0.0)
+    with pytest.raises(RLFileError, match="of size 36.*of size 38"):
+        recorded_features(game, {"action_features": features_name(game), "feature_size": 36}, "old.npz")

@@ -40,6 +40,8 @@ PPO_PALACE = {"agent": "ppo", "game": "`palace_poker`", "opponent": "heuristic"}
 PPO_POKE = {"agent": "ppo", "game": "`poke`", "opponent": "heuristic"}
 NFSP_POKE = {"agent": "nfsp", "opponent": "heuristic"}
 DMC_POKE, DMC_POKE_WEIGHTS = {"agent": "dmc", "game": "`poke`", "opponent": "heuristic"}, "rl/dmc_poke_deal.json"
+DMC_PALACE = {"agent": "dmc", "game": "`palace_poker`", "opponent": "heuristic"}
+DMC_PALACE_WEIGHTS = "rl/dmc_palace_poker_4.json"
 GAINS, ROUND_ROBIN = "poke_doubling/best_response_gains.csv", "poke_doubling/round_robin.csv"
 YACHT12_OPTIMUM, YAHTZEE_OPTIMUM = 185.9717, 254.5896  # the exact optima claimed above
 BY_SCORE = "poke_doubling/point_value_by_score.csv"
@@ -152,6 +154,10 @@ CLAIMS = [
             ("31.52", "95% CI high"), ("3,000", "deals")]),
     *claims("Self-play agents", DMC_POKE_WEIGHTS, {"heuristic_share": 0.0}, [("4,000,768", "budget.steps"),
             ("895", "budget.cpu_seconds"), ("0", "heuristic_share")]),
+    *claims("Self-play agents", RL_PAGE, DMC_PALACE, [("0.96", "mean return"), ("0.77", "95% CI low"),
+            ("1.14", "95% CI high"), ("1,500", "deals")]),
+    *claims("Self-play agents", DMC_PALACE_WEIGHTS, {"heuristic_share": 0.0}, [("500,224", "budget.steps"),
+            ("355", "budget.cpu_seconds")]),
     *claims("Self-play agents", RL_PAGE, PPO_POKE, [("6.03", "mean return"), ("3.04", "95% CI low"),
             ("9.01", "95% CI high")]),
     *claims("Self-play agents", RL_PAGE, PPO_PALACE, [("0.34", "mean return"), ("0.25", "95% CI low"),
