@@ -387,3 +387,26 @@ def test_the_agent_table_defaults_are_those_of_the_search_bot():
     options = bot_specs("palace_poker")["ismcts"].options
     signature = inspect.signature(S.PalaceISMCTSBot).parameters
     assert {name: opt.default for name, opt in options.items()} == {name: signature[name].default for name in options}
+
+
+def test_a_modelled_seat_given_a_move_illegal_in_this_deal_plays_the_model_move():
+    # A node keeps the move of the determinization that made it; in another deal it may be illegal.
+    game, states = decision_positions("palace_poker(players=4)", 40, 8)
+    params = H.make_params()
+    checked = 0
+    for state in states:
+        player = state.current_player()
+        illegal = sorted(set(range(game.num_distinct_actions())) - set(state.legal_actions()))
+        if not illegal:
+            continue
+        model = S.ModelledState.from_history(game, state.history(), (player + 1) % 4, params, 5)
+        expected = S.ModelledState.from_history(game, state.history(), (player + 1) % 4, params, 5)
+        expected.apply_action(expected.legal_actions()[0])
+        model.apply_action(illegal[-1])
+        np.testing.assert_array_equal(model.state, expected.state)
+        own = S.ModelledState.from_history(game, state.history(), player, params, 5)
+        if state.state[L.S_PHASE] != L.PH_DISCARD:
+            with pytest.raises(ValueError, match="is not legal here"):
+                own.apply_action(illegal[-1])
+        checked += 1
+    assert checked >= 20

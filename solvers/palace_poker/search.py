@@ -188,8 +188,22 @@ class ModelledState(PalacePokerState):
         if self.replaying:
             K.apply_action(self.state, self.cfg, int(action), HAND_TABLE)
         else:
+            if self._modelled_move() and not self._legal(action):
+                # A seat's information-set key leaves out its own hidden cards, so the move a node
+                # keeps from the determinization that made it can be illegal in another (a bet on a
+                # seat of the same banner suit, say): the model then plays its own move here.
+                action = self.legal_actions()[0]
             super()._apply_action(action)
         self.moves.append(int(action))
+
+    def _modelled_move(self) -> bool:
+        """Whether the decision to move is the model's: another seat's, or the searcher's discard."""
+        p = self.current_player()
+        return p >= 0 and (p != self.searcher or self.state[L.S_PHASE] == L.PH_DISCARD)
+
+    def _legal(self, action) -> bool:
+        n = K.legal_actions(self.state, self.cfg, self.legal_buf)
+        return int(action) in self.legal_buf[:n]
 
     def legal_actions(self, player=None):
         p = self.current_player()
