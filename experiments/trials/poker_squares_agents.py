@@ -27,12 +27,17 @@ PARAMS = {"deals_per_trial": int, "scorings": list, "agents": list, "budget_agen
           "options": list}
 
 
-def validate(params: dict) -> None:
+def validate_deals_and_scorings(params: dict) -> None:
+    """The checks every Poker Squares agent experiment makes: whole batches of deals, scorings with tables."""
     if params["deals_per_trial"] < 1:
         raise ValueError("field 'deals_per_trial' must be >= 1")
     for s in params["scorings"]:
         if s not in ("american", "english"):
             raise ValueError(f"field 'scorings': {s!r} is not american or english (the learned tables)")
+
+
+def validate(params: dict) -> None:
+    validate_deals_and_scorings(params)
     if any(float(b) <= 0 for b in params["budgets"]):
         raise ValueError("field 'budgets': every time budget must be > 0 seconds")
     import pyspiel

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from gamut.experiments.store import markdown_table
+from gamut.experiments.trials.poker_squares_agents import validate_deals_and_scorings
 from gamut.solvers.stats import mean_ci, paired_diff_ci
 
 NAME = "poker_squares_lower_bound"
@@ -43,11 +44,7 @@ SUMMARY_PARAMS = ("targets",)
 
 
 def validate(params: dict) -> None:
-    if params["deals_per_trial"] < 1:
-        raise ValueError("field 'deals_per_trial' must be >= 1")
-    for s in params["scorings"]:
-        if s not in ("american", "english"):
-            raise ValueError(f"field 'scorings': {s!r} is not american or english (the learned tables)")
+    validate_deals_and_scorings(params)
     if len(params["targets"]) != len(params["scorings"]):
         raise ValueError(f"field 'targets' gives one target score per scoring ({len(params['scorings'])}); "
                          f"got {params['targets']}")
