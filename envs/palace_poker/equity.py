@@ -40,7 +40,7 @@ import numpy as np
 
 from gamut.envs import hands
 from gamut.envs.palace_poker import layout as L
-from gamut.envs.palace_poker.showdown import MAX_CARDS, banner_suit, own_suit_count, player_cards
+from gamut.envs.palace_poker.showdown import MAX_CARDS, banner_suit, battle_order, own_suit_count, player_cards
 
 WORK_SIZE = 2 * MAX_CARDS + L.NUM_CARDS  # scratch: own cards, opponent's cards, unseen pool
 
@@ -58,17 +58,13 @@ def _choose(n, k):
 
 @numba.njit(cache=True)
 def _score(theirs, count, my_suit, o_suit, v_me, own_me, table):
-    # 1 if the seat's hand beats theirs[:count], 1/2 on a full tie, else 0.
+    # 1 if the seat's hand beats theirs[:count], 1/2 on a full tie, else 0 (the game's battle order).
     v_o = hands.best_strength(theirs, count, my_suit, table)
-    if v_me != v_o:
-        return 1.0 if v_me > v_o else 0.0
     own_o = 0
     for i in range(count):
         if (theirs[i] & 3) == o_suit:
             own_o += 1
-    if own_me != own_o:
-        return 1.0 if own_me > own_o else 0.0
-    return 0.5
+    return 0.5 * (battle_order(v_me, own_me, v_o, own_o) + 1)
 
 
 @numba.njit(cache=True)

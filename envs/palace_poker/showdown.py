@@ -76,13 +76,23 @@ def battle_winner(state, a, d, table):
     """
     va = player_hand_value(state, a, state[L.S_BANNER + d] & 3, table)
     vd = player_hand_value(state, d, state[L.S_BANNER + a] & 3, table)
-    if va != vd:
-        return a if va > vd else d
-    na = own_suit_count(state, a)
-    nd = own_suit_count(state, d)
-    if na != nd:
-        return a if na > nd else d
-    return -1
+    order = battle_order(va, own_suit_count(state, a), vd, own_suit_count(state, d))
+    return a if order > 0 else d if order < 0 else -1
+
+
+@numba.njit(cache=True)
+def battle_order(value_a, own_a, value_d, own_d):
+    """1 when side a wins a called battle, -1 when side d does, 0 on a tie.
+
+    ``value_*`` is each side's hand value without the other's banner suit,
+    ``own_*`` its count of cards of its own banner suit: the better hand
+    wins, and equal hands go to the side with more of its own suit.
+    """
+    if value_a != value_d:
+        return 1 if value_a > value_d else -1
+    if own_a != own_d:
+        return 1 if own_a > own_d else -1
+    return 0
 
 
 @numba.njit(cache=True)
