@@ -403,6 +403,21 @@ def test_the_leaf_replaces_the_above_the_line_part_by_the_network_value():
     assert checked > 5
 
 
+def test_a_network_of_the_searchs_own_deal_replaces_the_whole_play_out_value():
+    from gamut.solvers.poke.search import play_out_returns
+
+    leaf = _dmc_leaf(0.25)
+    leaf.network_trick_value = 34.0  # the same network, read as one trained on poke(mode=deal,trick_value=34.0)
+    scale = float(leaf.network.metadata["value_scale"])
+    for state in _deal_decisions(8)[:6]:
+        player = state.current_player()
+        best = max(leaf.network.scores(state, player, state.legal_actions())) * scale
+        network = best if player == 0 else -best
+        full = play_out_returns(state.state, state.cfg, 34.0, 9, "heuristic", 2)[0]
+        got = leaf(state.clone(), 9)
+        assert got[0] == pytest.approx(0.75 * full + 0.25 * network) and got[1] == -got[0]
+
+
 def test_the_leaf_draws_chance_to_the_next_decision_and_is_exact_at_the_end():
     from gamut.solvers.poke.search import DealState
 

@@ -95,15 +95,19 @@ class NetworkLeaf:
     """Leaf evaluator ``evaluate(state, seed) -> returns`` mixing a Q-network's value into the play-outs.
 
     A Deep Monte-Carlo network (``gamut train --algo dmc``) of a one-deal game
-    with ``trick_value=0`` estimates the above-the-line margin of the player to
-    move after each action; its largest estimate over the search's candidate
-    actions is that player's value. The search values a deal above the line
-    plus ``trick_value`` per point below, which the network does not see, so
-    the leaf keeps the play-outs' below-the-line part and mixes only the
-    above-the-line part: ``value_weight * network + (1 - value_weight) *
-    play-outs``. Each play-out is run twice from the same seed (the same
-    cards and moves), once valued with ``trick_value`` and once with 0, which
-    splits its return into the two parts.
+    estimates, for the player to move after each action, the margin above the
+    line plus the network game's ``trick_value`` per point below; its largest
+    estimate over the search's candidate actions is that player's value
+    ``V``. The search values a deal above the line plus its own
+    ``trick_value`` per point below. The leaf's margin is ``P + w * (V - Q)``
+    (``w`` the ``value_weight``), with ``P`` the play-outs' mean margin
+    valued as the search values it and ``Q`` the same play-outs valued as the
+    network does: the network replaces the part of the play-outs it
+    measures, and the play-outs keep what it does not count (for a network
+    trained with ``trick_value=0``, the points below the line). ``Q`` replays
+    the play-outs from the same seed (the same cards and moves); a network
+    trained on the search's own deal needs no replay (``Q = P``, and the
+    margin is ``(1 - w) * P + w * V``).
 
     A leaf at a chance node is first advanced to the next decision by drawing
     the chance outcomes uniformly (seeded by ``seed``); at a terminal state the
@@ -112,9 +116,9 @@ class NetworkLeaf:
     Parameters
     ----------
     network : NetworkPrior
-        The ``dmc`` network, read through its ``scores``.
+        The ``dmc`` network of a one-deal Poke game, read through its ``scores``.
     value_weight : float
-        Weight of the network in the above-the-line part, in [0, 1].
+        Weight ``w`` of the network in the part of the play-outs it measures, in [0, 1].
     playout : str
         Play-out policy (``gamut.solvers.poke.search.PLAYOUTS``).
     count : int
@@ -128,6 +132,7 @@ class NetworkLeaf:
         self.network = network
         self.value_weight = check_value_weight(value_weight)
         self.scale = float(network.metadata["value_scale"])
+        self.network_trick_value = network.network_game.trick_value
         self.playout = PokeRollout(playout, count)
 
     def __call__(self, state, seed: int) -> np.ndarray:
@@ -141,13 +146,13 @@ class NetworkLeaf:
         if state.is_terminal():
             return np.array(state.returns())
         count, kind = self.playout.count, self.playout.playout
-        full = play_out_returns(state.state, state.cfg, state.trick_value, seed, kind, count)
-        above = play_out_returns(state.state, state.cfg, 0.0, seed, kind, count)
-        legal = state.legal_actions()
-        value = float(self.network.scores(state, player, legal).max()) * self.scale
+        full = play_out_returns(state.state, state.cfg, state.trick_value, seed, kind, count)[0]
+        measured = (full if self.network_trick_value == state.trick_value else
+                    play_out_returns(state.state, state.cfg, self.network_trick_value, seed, kind, count)[0])
+        value = float(self.network.scores(state, player, state.legal_actions()).max()) * self.scale
         if player == 1:
             value = -value
-        margin = full[0] + self.value_weight * (value - above[0])
+        margin = full + self.value_weight * (value - measured)
         return np.array([margin, 0.0 - margin])
 
 

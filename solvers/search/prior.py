@@ -115,6 +115,7 @@ class NetworkPrior:
             raise RLFileError(f"weights {path} take {sizes[0]} inputs and give {sizes[-1]} outputs; "
                               f"{network_game} needs {width} and {outputs}")
         self.tensor = tensor
+        self.network_game = network_game
 
     def scores(self, state, player: int, legal: list[int]) -> np.ndarray:
         """The network's scores float64 ``(len(legal),)`` of the actions ``legal`` of ``player`` at ``state``."""
