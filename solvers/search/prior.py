@@ -117,19 +117,28 @@ class NetworkPrior:
         self.tensor = tensor
         self.network_game = network_game
 
-    def scores(self, state, player: int, legal: list[int]) -> np.ndarray:
-        """The network's scores float64 ``(len(legal),)`` of the actions ``legal`` of ``player`` at ``state``."""
+    def inputs(self, state, player: int, legal: list[int]) -> tuple[np.ndarray, np.ndarray | None]:
+        """What the network reads: input float32 ``(1, D)`` and, with action features, ``legal``'s rows ``(1, K, F)``.
+
+        The features are None for a flat head or one-hot action ids.
+        """
         x = policy_input(np.asarray(self.tensor(state, player), np.float32)[None], np.array([player]),
                          self.num_players)
+        if self.features is None or self.features.one_hot:
+            return x, None
+        mask = np.zeros((1, self.num_actions), np.bool_)
+        mask[0, legal] = True
+        return x, self.features(x, mask)[:, legal]
+
+    def scores(self, state, player: int, legal: list[int]) -> np.ndarray:
+        """The network's scores float64 ``(len(legal),)`` of the actions ``legal`` of ``player`` at ``state``."""
+        x, feats = self.inputs(state, player, legal)
+        if feats is not None:
+            # Only the legal rows go through the hidden layers: most of the actions are illegal.
+            return score_actions(self.params, self.head, x, feats)[0].astype(np.float64)
         if self.features is None:
             logits = forward(self.params, self.head, x)
         else:
-            mask = np.zeros((1, self.num_actions), np.bool_)
-            mask[0, legal] = True
-            if not self.features.one_hot:
-                # Only the legal rows go through the hidden layers: most of the actions are illegal.
-                feats = self.features(x, mask)[:, legal]
-                return score_actions(self.params, self.head, x, feats)[0].astype(np.float64)
             logits = score_actions(self.params, self.head, x, None)
         return logits[0, legal].astype(np.float64)
 
