@@ -334,6 +334,10 @@ def test_the_match_driver_resumes_and_collects(tmp_path):
     assert [row["n"] for row in table] == [2] and (tmp_path / "matches.png").is_file()
     with pytest.raises(ValueError, match="one budget"):
         run("palace_poker", 0.1, 1, 3, {}, {}, tmp_path / "x", iterations=5)
+    # One agent on both sides keeps one set of options: different ones are refused, not silently merged.
+    with pytest.raises(ValueError, match="both 'ismcts' with different options"):
+        run("palace_poker", 0.0, 1, 3, {"rollouts": 2}, {}, tmp_path / "y", iterations=5, a_name="ismcts")
+    assert not (tmp_path / "y.jsonl").exists()
 
 
 def test_a_paired_sample_depends_only_on_the_seed_and_its_index():

@@ -52,6 +52,15 @@ def _done(path: Path) -> dict[int, dict]:
     return {row["index"]: row for row in rows}
 
 
+def _side_options(a_name: str, b_name: str, a_options: dict, b_options: dict, budget: dict) -> dict:
+    """Each agent's options with the budget, keyed by agent name; ValueError if one name would need two sets."""
+    if a_name == b_name and a_options != b_options:
+        raise ValueError(f"--a and --b are both {a_name!r} with different options ({a_options} and {b_options}): "
+                         f"a match keeps one set of options per agent name, so play two different agents, or "
+                         f"the same agent with the same options (the seeds still differ)")
+    return {a_name: {**a_options, **budget}, b_name: {**b_options, **budget}}
+
+
 def _warm_up(game, opts: dict) -> None:
     """One search by each agent on a fresh deal's first choice: loads the compiled kernels before any timed move."""
     from gamut.solvers.bots import make_bot
@@ -91,7 +100,7 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
     if game.get_type().short_name != load_game(match.game).get_type().short_name:
         raise ValueError(f"--game-string {game_string!r} is not a variant of {match.game}")
     budget = {"seconds": seconds} if seconds > 0 else {"seconds": 0.0, "iterations": iterations}
-    opts = {a_name: {**a_options, **budget}, b_name: {**b_options, **budget}}
+    opts = _side_options(a_name, b_name, a_options, b_options, budget)
     out.parent.mkdir(parents=True, exist_ok=True)
     # Appended, not swapped: an out path like "palace_c0.5" has a dot of its own.
     log = Path(f"{out}.jsonl")
@@ -143,7 +152,7 @@ def speed(game_key: str, seconds: float, positions: int, seed: int, a_options: d
     from gamut.solvers.paired_match import paired_match
 
     game = load_game(paired_match(game_key).game)
-    opts = {a_name: {**a_options, "seconds": seconds}, b_name: {**b_options, "seconds": seconds}}
+    opts = _side_options(a_name, b_name, a_options, b_options, {"seconds": seconds})
     _warm_up(game, opts)
     rng = np.random.default_rng(seed)
     totals = {a_name: [0, 0.0], b_name: [0, 0.0]}
@@ -212,8 +221,12 @@ def collect(folder: Path) -> list[dict]:
         ax.hlines(y, [r["ci95_low"] for r in mine], [r["ci95_high"] for r in mine], color="tab:blue", lw=3)
         ax.plot([r["mean_diff"] for r in mine], y, "o", color="black", ms=4)
         ax.axvline(0.0, color="grey", lw=0.8)
-        ax.set_yticks(y, [f"{r['a_options'] or 'defaults'}, {r['budget']}, n={r['n']}" for r in mine], fontsize=7)
-        ax.set_title(f"{game}: nn_ismcts minus ismcts, same budget per move", fontsize=8)
+        # A row whose sides are not nn_ismcts and ismcts (a noise check, say) names them.
+        ax.set_yticks(y, [("" if (r["agent_a"], r["agent_b"]) == ("nn_ismcts", "ismcts")
+                           else f"{r['agent_a']} vs {r['agent_b']}: ")
+                          + f"{r['a_options'] or 'defaults'}, {r['budget']}, n={r['n']}" for r in mine], fontsize=7)
+        ax.set_title(f"{game}: nn_ismcts minus ismcts (unless a row names its sides), same budget per move",
+                     fontsize=8)
         ax.set_xlabel(f"mean difference with 95% CI; {mine[0]['unit']}", fontsize=7)
     fig.tight_layout()
     fig.savefig(folder / "matches.png", dpi=110, bbox_inches="tight")
