@@ -61,6 +61,8 @@ def test_bad_inputs_are_refused():
         search_targets("poke(mode=rubber)", WEIGHTS, 0, 1, ITERATIONS, seed=0)
     with pytest.raises(ValueError, match="range of indices"):
         search_targets(GAME, WEIGHTS, 0, -1, ITERATIONS, seed=0)
+    with pytest.raises(ValueError, match="trick_value must agree"):
+        search_targets("poke(mode=deal)", WEIGHTS, 0, 1, ITERATIONS, seed=0)
     with pytest.raises(ValueError, match="Q-network over action features"):
         search_targets("poke(mode=deal)", "results/rl/ppo_poke_deal.npz", 0, 1, ITERATIONS, seed=0)
 

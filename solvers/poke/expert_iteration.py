@@ -84,6 +84,7 @@ class SearchTargets:
                    np.concatenate([p.visits for p in parts]), np.concatenate([p.deals for p in parts]))
 
     def arrays(self) -> dict[str, np.ndarray]:
+        """The fields by name (what a chunk file holds)."""
         return {"x": self.x, "rows": self.rows, "feats": self.feats, "target": self.target,
                 "visits": self.visits, "deals": self.deals}
 
@@ -111,7 +112,7 @@ def search_targets(game_string: str, weights: str, first_deal: int, count: int, 
         A one-deal Poke game; the search values a deal as its ``trick_value`` says.
     weights : str
         The network whose inputs and units the targets are written in (a ``dmc`` file of a one-deal
-        game with the same deck).
+        game with the same deck and ``trick_value``).
     first_deal, count : int
         The deals to play (``count >= 0``).
     iterations : int
@@ -129,11 +130,15 @@ def search_targets(game_string: str, weights: str, first_deal: int, count: int, 
     if prior.head != HEAD or prior.features is None or prior.features.one_hot:
         raise ValueError(f"expert iteration fits a Q-network over action features (gamut train --algo dmc); "
                          f"{weights} is not one")
+    if prior.network_game.trick_value != game.trick_value:
+        raise ValueError(f"the targets are values of {game} and would be fitted into a network of "
+                         f"{prior.network_game}: their trick_value must agree")
     scale = float(prior.metadata["value_scale"])
     xs, rows, feats, targets, visits, deals = [], [], [], [], [], []
     for deal in range(first_deal, first_deal + count):
         rng = np.random.default_rng([seed, deal])
-        bots = [make_bot(game, "ismcts", seat, int(rng.integers(2**62)), iterations=iterations) for seat in (0, 1)]
+        bots = [make_bot(game, "ismcts", seat, int(rng.integers(2**62)), iterations=iterations,
+                         trick_value=game.trick_value) for seat in (0, 1)]
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():

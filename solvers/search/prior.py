@@ -77,6 +77,11 @@ class NetworkPrior:
         Weight in [0, 1] of the uniform distribution mixed in: ``(1 - mix) * softmax + mix / len(legal)``,
         so that no legal action's prior is (numerically) 0 and the search can still find it.
 
+    Attributes
+    ----------
+    network_game : pyspiel.Game
+        The game the weights were trained on (callers read its parameters, e.g. how it values a deal).
+
     Raises
     ------
     ValueError
