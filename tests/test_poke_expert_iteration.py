@@ -125,3 +125,11 @@ def test_the_command_writes_chunks_resumes_and_refuses_other_settings(tmp_path, 
           str(fitted)])
     record = json.loads(fitted.with_suffix(".json").read_text())
     assert record["train_deals"] == 1 and record["held_out_deals"] == 1 and len(record["curve"]) == 2
+    # A share too small to hold out a whole deal holds out none, and every deal is trained on.
+    main(["fit", "--weights", WEIGHTS, "--data", str(out), "--epochs", "1", "--held-out", "0.1", "--out",
+          str(fitted)])
+    record = json.loads(fitted.with_suffix(".json").read_text())
+    assert record["train_deals"] == 2 and record["held_out_deals"] == 0
+    assert [row["held_out_loss"] for row in record["curve"]] == [None, None]
+    with pytest.raises(SystemExit, match="no chunk_"):
+        main(["fit", "--weights", WEIGHTS, "--data", str(tmp_path / "nothing"), "--out", str(fitted)])

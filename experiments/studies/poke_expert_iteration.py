@@ -102,10 +102,11 @@ def fit(args) -> None:
     from gamut.solvers.poke.expert_iteration import fit_to_targets, save_fitted
     from gamut.solvers.rl.checkpoint import load_weights
 
-    settings = json.loads((Path(args.data) / "settings.json").read_text())
     data = load_data(Path(args.data))
+    settings = json.loads((Path(args.data) / "settings.json").read_text())
     deals = np.unique(data.deals)
-    cut = deals[int(round(len(deals) * (1 - args.held_out)))] if args.held_out > 0 else deals.max() + 1
+    kept = int(round(len(deals) * (1 - args.held_out)))  # deals trained on; the rest are held out
+    cut = deals[kept] if kept < len(deals) else deals.max() + 1
     train, held_out = data.where(data.deals < cut), data.where(data.deals >= cut)
     params, _ = load_weights(args.weights, algorithm="dmc")
     start = time.process_time()
@@ -118,7 +119,8 @@ def fit(args) -> None:
     save_fitted(args.out, str(args.weights), fitted, record)
     Path(args.out).with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     for row in curve:
-        print(f"epoch {row['epoch']:3d}  train {row['train_loss']:.5f}  held-out {row['held_out_loss']:.5f}")
+        held = "none" if row["held_out_loss"] is None else f"{row['held_out_loss']:.5f}"
+        print(f"epoch {row['epoch']:3d}  train {row['train_loss']:.5f}  held-out {held}")
     print(f"wrote {args.out}")
 
 

@@ -18,6 +18,7 @@ from gamut.envs.cards import card_str
 from gamut.envs.poke import kernels as K
 from gamut.envs.poke.encoding import mask_cards
 from gamut.solvers.cfr.policy_io import TabularStrategy
+from gamut.solvers.poke.chance import draw_chance
 from gamut.solvers.poke.heuristic import draw_stage
 from gamut.solvers.stats import proportion_ci
 
@@ -44,11 +45,8 @@ def draw_counts(game: pyspiel.Game, strategy: TabularStrategy, deals: int, seed:
     counts: dict = {}
     for _ in range(deals):
         state = game.new_initial_state()
+        draw_chance(state, rng)
         while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
-                continue
             player = state.current_player()
             legal = state.legal_actions()
             probs = strategy.action_probabilities(state.information_state_string(player), legal)
@@ -61,6 +59,7 @@ def draw_counts(game: pyspiel.Game, strategy: TabularStrategy, deals: int, seed:
                 entry[0] += int(action != K.STAND)
                 entry[1] += 1
             state.apply_action(action)
+            draw_chance(state, rng)
     return counts
 
 

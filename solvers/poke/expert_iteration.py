@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gamut.envs.loading import load_game
+from gamut.solvers.poke.chance import draw_chance
 from gamut.solvers.poke.nn_search import deal_prior
 from gamut.solvers.rl.checkpoint import file_sha256, load_weights, save_weights
 
@@ -140,11 +141,8 @@ def search_targets(game_string: str, weights: str, first_deal: int, count: int, 
         bots = [make_bot(game, "ismcts", seat, int(rng.integers(2**62)), iterations=iterations,
                          trick_value=game.trick_value) for seat in (0, 1)]
         state = game.new_initial_state()
+        draw_chance(state, rng)
         while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
-                continue
             player = state.current_player()
             bot = bots[player]
             bot.last_search = None
@@ -160,6 +158,7 @@ def search_targets(game_string: str, weights: str, first_deal: int, count: int, 
                 visits.append(np.array(found.visits)[seen])
                 deals.append(deal)
             state.apply_action(action)
+            draw_chance(state, rng)
     width = prior.features.size
     return SearchTargets(
         np.array(xs, np.float32).reshape(len(xs), -1) if xs else np.zeros((0, 0), np.float32),
@@ -200,7 +199,7 @@ def fit_to_targets(params: dict, train: SearchTargets, held_out: SearchTargets, 
     -------
     (dict, list of dict)
         The parameters (NumPy float32) and one row per epoch (0: the start):
-        ``{"epoch", "train_loss", "held_out_loss"}``.
+        ``{"epoch", "train_loss", "held_out_loss"}`` (``held_out_loss`` None without held-out pairs).
     """
     import jax
     import jax.numpy as jnp
@@ -233,7 +232,7 @@ def fit_to_targets(params: dict, train: SearchTargets, held_out: SearchTargets, 
     def record(epoch, p):
         host = {k: np.asarray(v) for k, v in p.items()}
         return host, {"epoch": epoch, "train_loss": weighted_loss(host, train),
-                      "held_out_loss": weighted_loss(host, held_out) if len(held_out.target) else float("nan")}
+                      "held_out_loss": weighted_loss(host, held_out) if len(held_out.target) else None}
 
     best, row = record(0, current)
     curve = [row]
@@ -246,7 +245,7 @@ def fit_to_targets(params: dict, train: SearchTargets, held_out: SearchTargets, 
         host, row = record(epoch, current)
         curve.append(row)
         # Without held-out pairs every epoch counts as an improvement: the last one is kept.
-        if not row["held_out_loss"] >= min(r["held_out_loss"] for r in curve[:-1]):
+        if row["held_out_loss"] is None or row["held_out_loss"] < min(r["held_out_loss"] for r in curve[:-1]):
             best = host
     return {k: np.asarray(v, np.float32) for k, v in best.items()}, curve
 

@@ -25,6 +25,7 @@ import pyspiel
 from gamut.envs.loading import load_game
 from gamut.envs.poke.tensors import piece_offsets, write_tensor
 from gamut.solvers.ismcts import ISMCTS
+from gamut.solvers.poke.chance import draw_chance
 from gamut.solvers.poke.heuristic import require_poke
 from gamut.solvers.poke.search import PokeISMCTSBot, PokeRollout, play_out_returns
 from gamut.solvers.rl.checkpoint import load_weights
@@ -136,15 +137,10 @@ class NetworkLeaf:
         self.playout = PokeRollout(playout, count)
 
     def __call__(self, state, seed: int) -> np.ndarray:
-        rng = np.random.default_rng(seed)
-        while True:
-            player = state.current_player()
-            if player >= 0 or state.is_terminal():
-                break
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
+        draw_chance(state, np.random.default_rng(seed))
         if state.is_terminal():
             return np.array(state.returns())
+        player = state.current_player()
         count, kind = self.playout.count, self.playout.playout
         full = play_out_returns(state.state, state.cfg, state.trick_value, seed, kind, count)[0]
         measured = (full if self.network_trick_value == state.trick_value else
