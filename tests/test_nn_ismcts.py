@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pyspiel
 import pytest
@@ -338,6 +340,21 @@ def test_the_match_driver_resumes_and_collects(tmp_path):
     with pytest.raises(ValueError, match="both 'ismcts' with different options"):
         run("palace_poker", 0.0, 1, 3, {"rollouts": 2}, {}, tmp_path / "y", iterations=5, a_name="ismcts")
     assert not (tmp_path / "y.jsonl").exists()
+
+
+def test_the_match_driver_plays_the_same_rows_in_worker_processes(tmp_path):
+    from gamut.experiments.studies.nn_ismcts_match import run
+
+    def rows(path):
+        lines = (tmp_path / f"{path}.jsonl").read_text().splitlines()
+        return sorted(({k: v for k, v in json.loads(line).items() if k != "seconds"} for line in lines),
+                      key=lambda row: row["index"])
+
+    one = run("palace_poker", 0.0, 3, 5, {}, {}, tmp_path / "one", iterations=4)
+    two = run("palace_poker", 0.0, 3, 5, {}, {}, tmp_path / "two", iterations=4, workers=2)
+    assert rows("one") == rows("two") and one["mean_diff"] == two["mean_diff"] and two["workers"] == 2
+    with pytest.raises(ValueError, match="workers must be >= 1"):
+        run("palace_poker", 0.0, 1, 5, {}, {}, tmp_path / "z", iterations=4, workers=0)
 
 
 def test_a_paired_sample_depends_only_on_the_seed_and_its_index():

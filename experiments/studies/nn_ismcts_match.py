@@ -23,7 +23,9 @@ rubber's, for tuning).
 Each finished sample is appended to ``<out>.jsonl`` at once, so an
 interrupted run resumes where it stopped; ``<out>.json`` holds the summary
 and the provenance (toolkit and game versions, git commit, seeds, options,
-machine). ``--speed`` measures instead the iterations a second of both
+machine). ``--workers N`` plays the samples in N processes of one thread
+each (a sample depends only on the seed and its index, so at a fixed
+iteration count the rows are the same with any N). ``--speed`` measures instead the iterations a second of both
 searches on the same positions. Both sides search for ``--seconds`` of wall time a move on one
 thread: time-budgeted play depends on the machine's load and is not
 reproducible move for move; the deals and the bots' seeds are.
@@ -77,23 +79,55 @@ def _warm_up(game, opts: dict) -> None:
         make_bot(game, name, state.current_player(), 0, **options).step(state)
 
 
+# One worker process's match: set by ``_start_worker``, read by ``_play_sample``.
+_WORKER: dict = {}
+
+
+def _start_worker(game_string: str, game_key: str, opts: dict, a_name: str, b_name: str, seed: int) -> None:
+    """Initializer of a worker process: one BLAS thread, the game, and a warm-up search per agent."""
+    from threadpoolctl import threadpool_limits
+
+    import gamut.envs  # noqa: F401  (registers the games)
+    from gamut.envs.loading import load_game
+    from gamut.solvers.paired_match import paired_match
+
+    threadpool_limits(1)
+    game = load_game(game_string)
+    _warm_up(game, opts)
+    _WORKER.update(game=game, match=paired_match(game_key), opts=opts, a_name=a_name, b_name=b_name, seed=seed)
+
+
+def _play_sample(i: int) -> dict:
+    """Sample ``i`` of the worker's match, as the row written to ``<out>.jsonl``."""
+    from gamut.solvers.bots import make_bot
+
+    w = _WORKER
+    game, opts = w["game"], w["opts"]
+    t = time.perf_counter()
+    row = w["match"].play_sample(game, lambda name, seat, q: make_bot(game, name, seat, q, **opts[name]),
+                                 w["a_name"], w["b_name"], w["seed"], i)
+    return {"index": i, **row, "seconds": time.perf_counter() - t}
+
+
 def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b_options: dict,
         out: Path, a_name: str = "nn_ismcts", b_name: str = "ismcts", iterations: int = 0,
-        game_string: str = "") -> dict:
+        game_string: str = "", workers: int = 1) -> dict:
     """Play (or resume) the match; returns the summary written to ``<out>.json``.
 
     Both sides search ``seconds`` a move, or, with ``seconds`` 0, ``iterations`` a move.
     ``game_string`` (empty: the declared match's game) plays the samples on another variant.
+    ``workers`` processes play the samples (rows are appended as they finish, in any order).
     """
     import gamut.envs  # noqa: F401  (registers the games)
     from gamut.envs.loading import load_game
     from gamut.experiments.provenance import command_record
-    from gamut.solvers.bots import make_bot
     from gamut.solvers.stats import mean_ci
 
     from gamut.solvers.paired_match import paired_match
 
     match = paired_match(game_key)
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
     if (seconds > 0) == (iterations > 0):
         raise ValueError(f"give one budget a move, --seconds > 0 or --iterations > 0; got {seconds} and {iterations}")
     game = load_game(game_string or match.game)
@@ -105,17 +139,24 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
     # Appended, not swapped: an out path like "palace_c0.5" has a dot of its own.
     log = Path(f"{out}.jsonl")
     done = _done(log)
-    _warm_up(game, opts)
+    todo = [i for i in range(pairs) if i not in done]
     start = time.perf_counter()
-    for i in range(pairs):
-        if i in done:
-            continue
-        t = time.perf_counter()
-        row = match.play_sample(game, lambda name, seat, q: make_bot(game, name, seat, q, **opts[name]),
-                                a_name, b_name, seed, i)
-        done[i] = {"index": i, **row, "seconds": time.perf_counter() - t}
+    init = (str(game), game_key, opts, a_name, b_name, seed)
+    if workers == 1:
+        _start_worker(*init)
+        rows = map(_play_sample, todo)
+    else:
+        import multiprocessing
+
+        pool = multiprocessing.get_context("fork").Pool(workers, _start_worker, init)
+        rows = pool.imap_unordered(_play_sample, todo)
+    for row in rows:
+        done[row["index"]] = row
         with log.open("a") as handle:
-            handle.write(json.dumps(done[i]) + "\n")
+            handle.write(json.dumps(row) + "\n")
+    if workers > 1:
+        pool.close()
+        pool.join()
     samples = np.array([done[i]["sample"] for i in range(pairs)])
     est = mean_ci(samples)
     from gamut.solvers.bots import bot_specs
@@ -130,7 +171,7 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
                "unit": match.unit if str(game) == str(load_game(match.game)) else f"{match.unit}; played on {game}",
                "mean_diff": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high,
                "play_seconds": sum(done[i]["seconds"] for i in range(pairs)),
-               "this_run_seconds": time.perf_counter() - start, "threads": 1,
+               "this_run_seconds": time.perf_counter() - start, "threads": 1, "workers": workers,
                "reproducible": "deals and bot seeds are; time-budgeted moves are not",
                **command_record(["python -m gamut.experiments.studies.nn_ismcts_match", *sys.argv[1:]])}
     Path(f"{out}.json").write_text(json.dumps(summary, indent=1) + "\n")
@@ -255,18 +296,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--a", default="nn_ismcts", help="agent A (default: %(default)s)")
     parser.add_argument("--b", default="ismcts", help="agent B (default: %(default)s)")
     parser.add_argument("--out", type=Path, required=True, help="path without suffix: writes .jsonl and .json")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes playing samples, one thread each (default: %(default)s)")
     parser.add_argument("--speed", action="store_true",
                         help="measure iterations a second on --pairs positions instead of playing")
     args = parser.parse_args(argv)
     if args.pairs < 1:
         parser.error(f"--pairs must be >= 1, got {args.pairs}")
+    if args.workers < 1:
+        parser.error(f"--workers must be >= 1, got {args.workers}")
     if args.speed:
         summary = speed(args.game, args.seconds, args.pairs, args.seed, _options(args.a_option),
                         _options(args.b_option), args.out, args.a, args.b)
         print(json.dumps(summary["iterations_per_second"]))
         return 0
     summary = run(args.game, args.seconds, args.pairs, args.seed, _options(args.a_option), _options(args.b_option),
-                  args.out, args.a, args.b, args.iterations, args.game_string)
+                  args.out, args.a, args.b, args.iterations, args.game_string, args.workers)
     print(json.dumps({k: summary[k] for k in ("agent_a", "agent_b", "options", "n", "mean_diff", "ci95_low",
                                              "ci95_high", "play_seconds")}))
     return 0
