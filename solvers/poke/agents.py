@@ -31,6 +31,7 @@ DEFAULT_ROLLOUTS = 4
 DEFAULT_C_PUCT = 0.5  # in units of the observed payoff spread
 DEFAULT_TEMPERATURE = 10.0
 DEFAULT_MIX = 0.25
+MAX_BELIEFS = 4096  # a pool costs about 0.2 ms of resampling per state tried
 
 _DECK = ("num_ranks", "num_suits", "hand_size")
 _FULL_DECK = {"num_ranks": 13, "num_suits": 4, "hand_size": 5}
@@ -126,6 +127,10 @@ register_bot(
                            maximum=MAX_ITERATIONS_PER_MOVE),
         "value_weight": Option(float, 0.0, "weight in [0, 1] of the network's value (dmc weights) in the leaves' "
                                            "above-the-line part; 0: play-outs only"),
+        "beliefs": Option(int, 0, "determinizations kept in a belief pool that explains the opponent's draws "
+                                  "(0: uniform determinizations)", maximum=MAX_BELIEFS),
+        "belief_model": Option(str, "network", "what explains the opponent's draws: network (the prior "
+                                               "network) or heuristic"),
     },
     supports=_shipped_prior_rules,
     lifted_by="weights",

@@ -25,6 +25,7 @@ import pyspiel
 from gamut.envs.loading import load_game
 from gamut.envs.poke.tensors import piece_offsets, write_tensor
 from gamut.solvers.ismcts import ISMCTS
+from gamut.solvers.poke.beliefs import HeuristicDraws, NetworkDraws, belief_pool
 from gamut.solvers.poke.chance import draw_chance
 from gamut.solvers.poke.heuristic import require_poke
 from gamut.solvers.poke.search import PokeISMCTSBot, PokeRollout, play_out_returns
@@ -36,6 +37,9 @@ from gamut.solvers.search.prior import NetworkPrior
 SHIPPED_PRIOR_GAME = ("poke(follow=must_beat,hand_size=5,max_deals=100,mode=deal,num_ranks=13,num_suits=4,"
                       "trick_unit=card,trick_value=0.0)")
 _DECK = ("num_ranks", "num_suits", "hand_size", "trick_unit", "follow")
+BELIEF_MODELS = ("network", "heuristic")
+# Uniform determinizations drawn per place in the belief pool, at most.
+BELIEF_TRIES = 4
 
 
 class DealTensor:
@@ -161,24 +165,50 @@ class PokeNNISMCTSBot(PokeISMCTSBot):
     one), ``temperature`` (of the prior's softmax, > 0), ``mix`` (the weight
     of the uniform distribution mixed into the prior, in [0, 1]) and
     ``value_weight`` (the weight of the network's value at the leaves, in
-    [0, 1], :class:`NetworkLeaf`; above 0 it needs ``dmc`` weights).
+    [0, 1], :class:`NetworkLeaf`; above 0 it needs ``dmc`` weights),
+    ``beliefs`` (the size of a belief pool, ``gamut.solvers.poke.beliefs``:
+    once the opponent has reached a draw, each search draws its
+    determinizations from up to ``beliefs`` states under which
+    ``belief_model`` would have discarded as many cards as the opponent did,
+    found among ``BELIEF_TRIES * beliefs`` uniform ones; 0: uniform
+    determinizations, as ``ismcts``) and ``belief_model`` (``"network"``:
+    the prior network's best-scored draw; ``"heuristic"``: the threshold
+    heuristic's). Under a time budget the pool's cost comes out of the
+    move's seconds.
     """
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int, seconds: float, c_puct: float,
                  temperature: float, mix: float, weights: str, trick_value: float, playout: str, rollouts: int,
-                 value_weight: float = 0.0):
+                 value_weight: float = 0.0, beliefs: int = 0, belief_model: str = "network"):
         require_poke(game)
+        if isinstance(beliefs, bool) or not isinstance(beliefs, int) or beliefs < 0:
+            raise ValueError(f"nn_ismcts option 'beliefs' must be an integer >= 0 (0: uniform determinizations), "
+                             f"got {beliefs!r}")
+        if belief_model not in BELIEF_MODELS:
+            raise ValueError(f"nn_ismcts option 'belief_model' must be one of {', '.join(BELIEF_MODELS)}, "
+                             f"got {belief_model!r}")
         super().__init__(game, player, seed, iterations, c_puct, trick_value, playout, "heuristic", rollouts, seconds)
         self.prior = deal_prior(game, weights, temperature, mix)
         leaf = (NetworkLeaf(self.prior, value_weight, playout, rollouts) if check_value_weight(value_weight) > 0
                 else PokeRollout(playout, rollouts))
         self._search = ISMCTS(self._deal_game, uct_c=c_puct, evaluator=leaf, prior=self.prior)
+        self._beliefs = beliefs
+        cfg = self._deal_game.cfg
+        self._draw_model = NetworkDraws(cfg, self.prior) if belief_model == "network" else HeuristicDraws(cfg,
+                                                                                                        self._params)
+
+    def _root(self, root, seat: int):
+        if self._beliefs == 0:
+            return root
+        pool = belief_pool(root, seat, self._rng, self._beliefs, BELIEF_TRIES * self._beliefs, self._draw_model)
+        return root.with_beliefs(pool, seat)
 
 
 def make_nn_ismcts_bot(game, player: int, seed: int, iterations: int, seconds: float, c_puct: float,
                        temperature: float, mix: float, weights: str, trick_value: float, playout: str,
-                       rollouts: int, value_weight: float = 0.0) -> PokeNNISMCTSBot:
+                       rollouts: int, value_weight: float = 0.0, beliefs: int = 0,
+                       belief_model: str = "network") -> PokeNNISMCTSBot:
     """Registry factory of the Poke ``nn_ismcts`` agent."""
     return PokeNNISMCTSBot(game, player, seed, iterations, seconds, c_puct, temperature, mix, weights, trick_value,
-                           playout, rollouts, value_weight)
+                           playout, rollouts, value_weight, beliefs, belief_model)
 

@@ -23,6 +23,7 @@ actions, chance drawing each card uniformly from the stock.
 from __future__ import annotations
 
 import math
+import time
 
 import numba
 import numpy as np
@@ -198,7 +199,10 @@ class DealState:
     are part of the dynamics: right after every applied action, the modelled
     seat plays the heuristic (``params``) until someone else is to move, so
     the search tree holds only the searcher's information sets.
-    Determinizations (``resample_from_infostate``) keep the model.
+    Determinizations (``resample_from_infostate``) keep the model. With a
+    belief pool (``with_beliefs``, ``gamut.solvers.poke.beliefs``) the
+    pool's player gets its determinizations from the pool instead of
+    uniformly.
     """
 
     def __init__(self, game: _DealGame, state: np.ndarray, history: list, modelled: int = -1,
@@ -210,6 +214,8 @@ class DealState:
         self._history = history
         self._modelled = modelled
         self._params = params
+        self._pool: list = []
+        self._pool_player = -1
 
     @classmethod
     def of(cls, pyspiel_state, modelled: int = -1, params: np.ndarray | None = None) -> "DealState":
@@ -259,9 +265,22 @@ class DealState:
     def clone(self) -> "DealState":
         return DealState(self._game, self.state.copy(), list(self._history), self._modelled, self._params)
 
+    def plain(self) -> "DealState":
+        """The same position (not copied) with no opponent model and no belief pool."""
+        return DealState(self._game, self.state, self._history)
+
+    def with_beliefs(self, pool: list, player: int) -> "DealState":
+        """This state, its determinizations for ``player`` drawn uniformly from ``pool`` (states of its
+        information set; empty: uniform resampling)."""
+        self._pool, self._pool_player = list(pool), player
+        return self
+
     def resample_from_infostate(self, player: int, probability_sampler) -> "DealState":
-        # The replay inside resample re-applies the recorded moves, so it runs without the model.
-        sample = resample(DealState(self._game, self.state, self._history), player, probability_sampler)
+        if self._pool and player == self._pool_player:
+            sample = self._pool[min(int(probability_sampler() * len(self._pool)), len(self._pool) - 1)].clone()
+        else:
+            # The replay inside resample re-applies the recorded moves, so it runs without the model.
+            sample = resample(self.plain(), player, probability_sampler)
         sample._modelled, sample._params = self._modelled, self._params
         return sample
 
@@ -329,10 +348,19 @@ class PokeISMCTSBot(SeatBot):
         deal, seat = current_deal(self._deal_game, state, self._player)
         if deal.current_player() != seat:
             raise ValueError("the bot was asked to move for another seat")
-        modelled = 1 - seat if self._model else -1
-        self.last_search = self._search.search(DealState.of(deal, modelled, self._params), self._rng,
-                                               **self._budget)
+        root = DealState.of(deal, 1 - seat if self._model else -1, self._params)
+        start = time.perf_counter()
+        root = self._root(root, seat)
+        budget = dict(self._budget)
+        if "seconds" in budget:
+            # What the root cost (a belief pool) comes out of the move's time; the search keeps a sliver.
+            budget["seconds"] = max(budget["seconds"] - (time.perf_counter() - start), 0.1 * budget["seconds"])
+        self.last_search = self._search.search(root, self._rng, **budget)
         return int(self.last_search.best_action())
+
+    def _root(self, root: DealState, seat: int) -> DealState:
+        """The state the search starts from (a subclass may give it a belief pool)."""
+        return root
 
 
 def make_ismcts_bot(game, player: int, seed: int, iterations: int, uct_c: float, trick_value: float,
