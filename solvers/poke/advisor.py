@@ -184,7 +184,10 @@ def position_summary(game, st: np.ndarray) -> dict:
     player = int(st[K.S_DRAWER])
     stage = int(draw_stage(st))
     hand = int(st[K.S_HAND + player])
-    pair = (lambda f: [int(st[f + player]), int(st[f + 1 - player])])
+
+    def pair(field):
+        return [int(st[field + player]), int(st[field + 1 - player])]
+
     return {"game": str(game), "player": player, "stage": stage, "stage_name": STAGE_NAMES[stage],
             "hand": mask_str(hand), "category": CATEGORY_NAMES[category_of(hand_strength(hand))],
             "above": pair(K.S_ABOVE), "below": pair(K.S_BELOW), "games": pair(K.S_GAMES),

@@ -104,23 +104,25 @@ class NetworkDraws:
         return K.popcount(legal[int(np.argmax(scores))])
 
 
-def misses(sample, player: int, model: DrawModel) -> int:
-    """How many of ``player``'s draws in ``sample`` (a ``DealState``) discarded another count than ``model`` would."""
+def _draws(sample, player: int) -> tuple[np.ndarray, np.ndarray]:
+    """``player``'s draw positions and actions in the deal of ``sample`` (``draw_decisions`` on its history)."""
     st = sample.state
     deal_actions = np.asarray(sample.history()[int(st[K.S_DEAL_START]):], dtype=np.int64)
     states = np.empty((MAX_DRAWS, K.STATE_SIZE), dtype=np.int64)
     actions = np.empty(MAX_DRAWS, dtype=np.int64)
     n = draw_decisions(st, sample.cfg, deal_actions, player, states, actions)
-    return sum(model.discards(states[k], player) != K.popcount(actions[k]) for k in range(n))
+    return states[:n], actions[:n]
+
+
+def misses(sample, player: int, model: DrawModel) -> int:
+    """How many of ``player``'s draws in ``sample`` (a ``DealState``) discarded another count than ``model`` would."""
+    states, actions = _draws(sample, player)
+    return sum(model.discards(position, player) != K.popcount(action) for position, action in zip(states, actions))
 
 
 def opponent_drew(state, player: int) -> bool:
     """Whether ``player``'s opponent has made a draw decision (stood or drawn) in the deal of ``state``."""
-    st = state.state
-    deal_actions = np.asarray(state.history()[int(st[K.S_DEAL_START]):], dtype=np.int64)
-    states = np.empty((MAX_DRAWS, K.STATE_SIZE), dtype=np.int64)
-    actions = np.empty(MAX_DRAWS, dtype=np.int64)
-    return draw_decisions(st, state.cfg, deal_actions, 1 - player, states, actions) > 0
+    return len(_draws(state, 1 - player)[1]) > 0
 
 
 def belief_pool(root, player: int, rng: np.random.Generator, size: int, tries: int, model: DrawModel) -> list:

@@ -151,7 +151,8 @@ def response_samples(cfg: np.ndarray, table: np.ndarray, opponent: SeatArrays, s
 
 @dataclass(frozen=True)
 class CellStats:
-    """Summed paired samples per cell: ``count`` (``int64``), ``total`` and ``squares`` (``float64``), ``(NUM_CELLS,)``."""
+    """Summed paired samples per cell, each ``(NUM_CELLS,)``: ``count`` (``int64``), ``total`` and ``squares``
+    (``float64``)."""
 
     count: np.ndarray
     total: np.ndarray

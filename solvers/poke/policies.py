@@ -97,7 +97,7 @@ def save_policy(path, strategy: TabularStrategy) -> Path:
 
 
 def cfr_policy_path(trick_value: float, follow: str = "must_beat") -> Path:
-    """Cached policy file of the small deal: ``cfr_small_tv34.npz``, or ``cfr_small_tv34_free.npz`` for ``follow=free``."""
+    """Cached policy file of the small deal: ``cfr_small_tv34.npz``; ``..._free.npz`` for ``follow=free``."""
     return RESULTS / f"cfr_small_tv{trick_value:g}{'' if follow == 'must_beat' else '_' + follow}.npz"
 
 

@@ -353,8 +353,9 @@ class PokeISMCTSBot(SeatBot):
         root = self._root(root, seat)
         budget = dict(self._budget)
         if "seconds" in budget:
-            # What the root cost (a belief pool) comes out of the move's time; the search keeps a sliver.
-            budget["seconds"] = max(budget["seconds"] - (time.perf_counter() - start), 0.1 * budget["seconds"])
+            # What the root cost (a belief pool) comes out of the move's time (the search runs at least
+            # one iteration whatever is left).
+            budget["seconds"] = max(budget["seconds"] - (time.perf_counter() - start), 1e-6)
         self.last_search = self._search.search(root, self._rng, **budget)
         return int(self.last_search.best_action())
 
