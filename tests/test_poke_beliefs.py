@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -175,3 +177,17 @@ def test_nn_ismcts_with_beliefs_is_reproducible_and_plays_legal_moves(belief_mod
 
     first = move()
     assert first == move() and first[0] in state.legal_actions()
+
+
+def test_the_agreement_study_counts_every_draw_of_both_seats(tmp_path):
+    from gamut.experiments.studies.poke_belief_agreement import main
+
+    out = tmp_path / "agreement.json"
+    assert main(["--deals", "3", "--iterations", "5", "--seed", "1", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    # Each deal has at least the non-dealer's and the dealer's first draw decision.
+    assert report["draw_decisions"] >= 6 and {"git_commit", "toolkit_version"} <= set(report)
+    for model in ("heuristic", "network"):
+        assert 0.0 <= report[model]["ci95_low"] <= report[model]["agreement"] <= report[model]["ci95_high"] <= 1.0
+    with pytest.raises(SystemExit):
+        main(["--deals", "0", "--out", str(out)])

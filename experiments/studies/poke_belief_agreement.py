@@ -1,0 +1,90 @@
+"""How often each draw model of Poke's belief pools discards as many cards as ``ismcts`` did, on its true hands.
+
+    python -m gamut.experiments.studies.poke_belief_agreement --deals 150 --iterations 300 --seed 7 \\
+        --weights results/nn_ismcts/networks/dmc_poke_deal_tv34.npz --out results/nn_ismcts/belief_agreement.json
+
+``ismcts`` plays both seats of ``--deals`` one-deal games of
+``poke(mode=deal,trick_value=34.0)`` (``--iterations`` a decision, seeded by
+the deal index) up to the first trick. At each of its draw decisions, each
+model of ``gamut.solvers.poke.beliefs`` (the threshold heuristic; the
+network ``--weights``) is asked how many cards it would discard with the
+drawer's true hand; the report is the share of decisions where the count is
+the one ``ismcts`` chose, with its 95% interval (``proportion_ci``). A belief pool keeps the
+determinizations under which the model explains the opponent's draws, so a
+model that agrees with the opponent rarely keeps hands the opponent does
+not hold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+GAME = "poke(mode=deal,trick_value=34.0)"
+
+
+def measure(deals: int, iterations: int, seed: int, weights: str) -> dict:
+    """The agreement of each draw model with ``ismcts``'s draws (see the module docstring)."""
+    import gamut.envs  # noqa: F401  (registers the games)
+    from gamut.envs.loading import load_game
+    from gamut.envs.poke import kernels as K
+    from gamut.solvers.bots import make_bot
+    from gamut.solvers.poke.beliefs import HeuristicDraws, NetworkDraws
+    from gamut.solvers.poke.heuristic import DEFAULT_PARAMS
+    from gamut.solvers.poke.nn_search import deal_prior
+    from gamut.solvers.stats import proportion_ci
+
+    game = load_game(GAME)
+    models = {"heuristic": HeuristicDraws(game.cfg, np.array(DEFAULT_PARAMS, dtype=np.int64)),
+              "network": NetworkDraws(game.cfg, deal_prior(game, weights))}
+    agree: dict[str, list[bool]] = {name: [] for name in models}
+    for deal in range(deals):
+        rng = np.random.default_rng([seed, deal])
+        bots = [make_bot(game, "ismcts", p, seed * 1_000_003 + 2 * deal + p, iterations=iterations) for p in (0, 1)]
+        state = game.new_initial_state()
+        while not state.is_terminal() and state.state[K.S_PHASE] != K.PH_TRICK:
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            player = state.current_player()
+            action = bots[player].step(state)
+            if state.state[K.S_PHASE] == K.PH_DRAW:
+                for name, model in models.items():
+                    agree[name].append(model.discards(state.state, player) == K.popcount(action))
+            state.apply_action(action)
+    out = {"game": GAME, "deals": deals, "iterations": iterations, "seed": seed, "weights": weights,
+           "draw_decisions": len(agree["heuristic"])}
+    for name, values in agree.items():
+        est = proportion_ci(int(sum(values)), len(values))
+        out[name] = {"agreement": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=150)
+    parser.add_argument("--iterations", type=int, default=300, help="ismcts iterations a decision")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--weights", default="results/nn_ismcts/networks/dmc_poke_deal_tv34.npz",
+                        help="network of the network model (default: %(default)s)")
+    parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    args = parser.parse_args(argv)
+    if args.deals < 1 or args.iterations < 1:
+        parser.error(f"--deals and --iterations must be >= 1, got {args.deals} and {args.iterations}")
+    from gamut.experiments.provenance import command_record
+
+    report = {**measure(args.deals, args.iterations, args.seed, args.weights),
+              **command_record(["python -m gamut.experiments.studies.poke_belief_agreement", *sys.argv[1:]])}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    print(json.dumps({k: report[k] for k in ("draw_decisions", "heuristic", "network")}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
