@@ -1,7 +1,8 @@
 """How often each draw model of Poke's belief pools discards as many cards as ``ismcts`` did, on its true hands.
 
     python -m gamut.experiments.studies.poke_belief_agreement --deals 150 --iterations 300 --seed 7 \\
-        --weights results/nn_ismcts/networks/dmc_poke_deal_tv34.npz --out results/nn_ismcts/belief_agreement.json
+        --weights results/nn_ismcts/networks/dmc_poke_deal_tv34.npz --pool-sizes 32,128 \\
+        --out results/nn_ismcts/belief_agreement.json
 
 ``ismcts`` plays both seats of ``--deals`` one-deal games of
 ``poke(mode=deal,trick_value=34.0)`` (``--iterations`` a decision, seeded by
@@ -13,6 +14,11 @@ the one ``ismcts`` chose, with its 95% interval (``proportion_ci``). A belief po
 determinizations under which the model explains the opponent's draws, so a
 model that agrees with the opponent rarely keeps hands the opponent does
 not hold.
+
+With ``--pool-sizes``, the wall seconds a belief pool of each size (``4 *
+size`` tries at most) takes for each model are also timed, once per deal,
+at the first trick decision (the opponent's draws all made); the report
+gives their mean and median.
 """
 
 from __future__ import annotations
@@ -27,21 +33,25 @@ import numpy as np
 GAME = "poke(mode=deal,trick_value=34.0)"
 
 
-def measure(deals: int, iterations: int, seed: int, weights: str) -> dict:
-    """The agreement of each draw model with ``ismcts``'s draws (see the module docstring)."""
+def measure(deals: int, iterations: int, seed: int, weights: str, pool_sizes: tuple[int, ...] = ()) -> dict:
+    """The agreement of each draw model with ``ismcts``'s draws, and the time of its pools (module docstring)."""
+    import time
+
     import gamut.envs  # noqa: F401  (registers the games)
     from gamut.envs.loading import load_game
     from gamut.envs.poke import kernels as K
     from gamut.solvers.bots import make_bot
-    from gamut.solvers.poke.beliefs import HeuristicDraws, NetworkDraws
+    from gamut.solvers.poke.beliefs import HeuristicDraws, NetworkDraws, belief_pool
     from gamut.solvers.poke.heuristic import DEFAULT_PARAMS
-    from gamut.solvers.poke.nn_search import deal_prior
+    from gamut.solvers.poke.nn_search import BELIEF_TRIES, deal_prior
+    from gamut.solvers.poke.search import DealState
     from gamut.solvers.stats import proportion_ci
 
     game = load_game(GAME)
     models = {"heuristic": HeuristicDraws(game.cfg, np.array(DEFAULT_PARAMS, dtype=np.int64)),
               "network": NetworkDraws(game.cfg, deal_prior(game, weights))}
     agree: dict[str, list[bool]] = {name: [] for name in models}
+    seconds: dict[str, list[float]] = {f"{name}_{size}": [] for name in models for size in pool_sizes}
     for deal in range(deals):
         rng = np.random.default_rng([seed, deal])
         bots = [make_bot(game, "ismcts", p, seed * 1_000_003 + 2 * deal + p, iterations=iterations) for p in (0, 1)]
@@ -57,11 +67,21 @@ def measure(deals: int, iterations: int, seed: int, weights: str) -> dict:
                 for name, model in models.items():
                     agree[name].append(model.discards(state.state, player) == K.popcount(action))
             state.apply_action(action)
+        if pool_sizes and not state.is_terminal():
+            player = state.current_player()
+            root = DealState.of(state, 1 - player, np.array(DEFAULT_PARAMS, dtype=np.int64))
+            for name, model in models.items():
+                for size in pool_sizes:
+                    start = time.perf_counter()
+                    belief_pool(root, player, rng, size, BELIEF_TRIES * size, model)
+                    seconds[f"{name}_{size}"].append(time.perf_counter() - start)
     out = {"game": GAME, "deals": deals, "iterations": iterations, "seed": seed, "weights": weights,
            "draw_decisions": len(agree["heuristic"])}
     for name, values in agree.items():
         est = proportion_ci(int(sum(values)), len(values))
         out[name] = {"agreement": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high}
+    out["pool_seconds"] = {key: {"mean": float(np.mean(v)), "median": float(np.median(v)), "n": len(v)}
+                           for key, v in seconds.items() if v}
     return out
 
 
@@ -72,17 +92,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--weights", default="results/nn_ismcts/networks/dmc_poke_deal_tv34.npz",
                         help="network of the network model (default: %(default)s)")
+    parser.add_argument("--pool-sizes", default="", help="belief pool sizes to time, comma-separated (e.g. 32,128)")
     parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
     args = parser.parse_args(argv)
     if args.deals < 1 or args.iterations < 1:
         parser.error(f"--deals and --iterations must be >= 1, got {args.deals} and {args.iterations}")
+    try:
+        sizes = tuple(int(word) for word in args.pool_sizes.split(",") if word.strip())
+    except ValueError:
+        parser.error(f"--pool-sizes takes whole numbers separated by commas, got {args.pool_sizes!r}")
+    if any(size < 1 for size in sizes):
+        parser.error(f"--pool-sizes must all be >= 1, got {args.pool_sizes!r}")
     from gamut.experiments.provenance import command_record
 
-    report = {**measure(args.deals, args.iterations, args.seed, args.weights),
+    report = {**measure(args.deals, args.iterations, args.seed, args.weights, sizes),
               **command_record(["python -m gamut.experiments.studies.poke_belief_agreement", *sys.argv[1:]])}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
-    print(json.dumps({k: report[k] for k in ("draw_decisions", "heuristic", "network")}))
+    print(json.dumps({k: report[k] for k in ("draw_decisions", "heuristic", "network", "pool_seconds")}))
     return 0
 
 
