@@ -11,8 +11,8 @@ import gamut.envs  # noqa: F401  (registers the games)
 from gamut.envs.loading import load_game
 from gamut.envs.poke import kernels as K
 from gamut.solvers.bots import make_bot
-from gamut.solvers.poke.beliefs import (MAX_DRAWS, HeuristicDraws, NetworkDraws, belief_pool, draw_decisions, misses,
-                                        opponent_drew)
+from gamut.solvers.poke.beliefs import (MAX_DRAWS, HeuristicDraws, KeptBeliefs, NetworkDraws, advance, belief_pool,
+                                        draw_decisions, misses, opponent_drew)
 from gamut.solvers.poke.heuristic import DEFAULT_PARAMS
 from gamut.solvers.poke.nn_search import deal_prior
 from gamut.solvers.poke.search import DealState
@@ -158,25 +158,37 @@ def test_the_search_draws_its_determinizations_from_the_pool():
 @pytest.mark.parametrize("options, message", [
     ({"beliefs": -1}, "'beliefs' must be an integer >= 0"),
     ({"belief_model": "oracle"}, "'belief_model' must be one of network, heuristic"),
+    ({"belief_keep": 1}, "belief_keep"),
 ])
 def test_bad_belief_options_are_refused(options, message):
     with pytest.raises(ValueError, match=message):
         make_bot(GAME, "nn_ismcts", 0, 0, weights="results/nn_ismcts/networks/dmc_poke_deal_tv34.npz", **options)
 
 
-@pytest.mark.parametrize("belief_model", ["network", "heuristic"])
-def test_nn_ismcts_with_beliefs_is_reproducible_and_plays_legal_moves(belief_model):
+@pytest.mark.parametrize("belief_model, belief_keep", [("network", False), ("heuristic", False), ("network", True)])
+def test_nn_ismcts_with_beliefs_is_reproducible_and_plays_legal_moves(belief_model, belief_keep):
     game = load_game(GAME)
-    state, _ = _heuristic_deal(3, _in_tricks)
-    player = state.current_player()
+    start, _ = _heuristic_deal(3, _in_tricks)
+    player = start.current_player()
 
-    def move():
+    def deal():
+        # The rest of the deal against the heuristic: a kept pool is carried from move to move.
         bot = make_bot(game, "nn_ismcts", player, 5, iterations=40, beliefs=6, belief_model=belief_model,
-                       weights="results/nn_ismcts/networks/dmc_poke_deal_tv34.npz")
-        return bot.step(state), bot.last_search.visits
+                       belief_keep=belief_keep, weights="results/nn_ismcts/networks/dmc_poke_deal_tv34.npz")
+        other = make_bot(game, "heuristic", 1 - player, 0)
+        state, moves = start.clone(), []
+        while not state.is_terminal():
+            if state.current_player() == player:
+                action = bot.step(state)
+                assert action in state.legal_actions()
+                moves.append((action, bot.last_search.visits))
+            else:
+                action = other.step(state)
+            state.apply_action(action)
+        return moves
 
-    first = move()
-    assert first == move() and first[0] in state.legal_actions()
+    first = deal()
+    assert len(first) >= 2 and first == deal()
 
 
 def test_the_agreement_study_counts_every_draw_of_both_seats(tmp_path):
@@ -194,3 +206,85 @@ def test_the_agreement_study_counts_every_draw_of_both_seats(tmp_path):
     for bad in (["--deals", "0"], ["--pool-sizes", "2,x"], ["--pool-sizes", "0"]):
         with pytest.raises(SystemExit):
             main([*bad, "--out", str(out)])
+
+
+def test_batched_draw_models_answer_as_one_position_at_a_time():
+    game = load_game(GAME)
+    models = [HeuristicDraws(game.cfg, PARAMS),
+              NetworkDraws(game.cfg, deal_prior(game, "results/nn_ismcts/networks/dmc_poke_deal_tv34.npz"))]
+    positions = {0: [], 1: []}
+    for seed in range(8):
+        _, seen = _heuristic_deal(seed, _in_tricks)
+        for s in seen:
+            if s.state[K.S_PHASE] == K.PH_DRAW:
+                positions[s.current_player()].append(s.state.copy())
+    for model in models:
+        for player, states in positions.items():
+            one_by_one = [model.discards(state, player) for state in states]
+            assert model.discards_many(np.array(states), player).tolist() == one_by_one
+
+
+def _kept_pool_walk(seed, size, model, rng_seed=0):
+    """Play a heuristic deal; at each trick decision of the seat to move first in tricks, ask a kept pool."""
+    game = load_game(GAME)
+    state, _ = _heuristic_deal(seed, _in_tricks)
+    player = state.current_player()
+    bots = [make_bot(game, "heuristic", p, 0) for p in (0, 1)]
+    kept = KeptBeliefs(size, 4 * size, model)
+    rng = np.random.default_rng(rng_seed)
+    pools = []
+    while not state.is_terminal():
+        if state.current_player() == player:
+            root = DealState.of(state, 1 - player, PARAMS)
+            pools.append((root.state.copy(), kept.pool(root, player, rng)))
+        state.apply_action(bots[state.current_player()].step(state))
+    return player, pools
+
+
+def test_a_kept_pool_follows_the_deal_within_the_searchers_information_set():
+    game = load_game(GAME)
+    model = HeuristicDraws(game.cfg, PARAMS)
+    carried = 0
+    for seed in range(6):
+        player, pools = _kept_pool_walk(seed, 12, model)
+        assert len(pools) >= 2
+        for (root_state, pool), (_, previous) in zip(pools[1:], pools[:-1]):
+            assert 6 <= len(pool) <= 12
+            for sample in pool:
+                assert information_key(sample.state, player) == information_key(root_state, player)
+            # States carried over keep their opponent's dealt cards; count how many were carried.
+            dealt = {int(s.state[K.S_DEALT + 1 - player]) for s in previous}
+            carried += sum(int(s.state[K.S_DEALT + 1 - player]) in dealt for s in pool)
+    assert carried > 0
+    # The same generator gives the same pools.
+    first, again = _kept_pool_walk(2, 12, model, 5)[1], _kept_pool_walk(2, 12, model, 5)[1]
+    assert all(np.array_equal(a.state, b.state) for (_, p), (_, q) in zip(first, again) for a, b in zip(p, q))
+
+
+def test_advance_drops_a_sample_whose_opponent_lacks_a_card_it_showed():
+    game = load_game(GAME)
+    model = HeuristicDraws(game.cfg, PARAMS)
+    for seed in range(40):
+        state, _ = _heuristic_deal(seed, _in_tricks)
+        # The player to move leads the first trick; the opponent's reply is face up when it wins the trick.
+        player = state.current_player()
+        start = state.state.copy()
+        root = DealState.of(state)
+        pool = belief_pool(root, player, np.random.default_rng(seed), 24, 96, model)
+        bots = [make_bot(game, "heuristic", p, 0) for p in (0, 1)]
+        state.apply_action(bots[player].step(state))
+        reply = bots[1 - player].step(state)
+        actions = state.history()[len(root.history()):] + [reply]
+        state.apply_action(reply)
+        if state.state[K.S_TRICK_WINNER] != 1 - player:
+            continue
+        shown = int(state.state[K.S_FOLLOW])
+        kept = [advance(s, start, actions, player, np.random.default_rng(0)) for s in pool]
+        for sample, after in zip(pool, kept):
+            holds = (int(sample.state[K.S_HAND + 1 - player]) & shown) == shown
+            assert (after is not None) == holds
+            if after is not None:
+                assert information_key(after.state, player) == information_key(state.state, player)
+        if any(k is None for k in kept) and any(k is not None for k in kept):
+            return
+    pytest.fail("no deal in 40 where a face-up reply split the pool")

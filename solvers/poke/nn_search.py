@@ -25,7 +25,7 @@ import pyspiel
 from gamut.envs.loading import load_game
 from gamut.envs.poke.tensors import piece_offsets, write_tensor
 from gamut.solvers.ismcts import ISMCTS
-from gamut.solvers.poke.beliefs import HeuristicDraws, NetworkDraws, belief_pool
+from gamut.solvers.poke.beliefs import HeuristicDraws, KeptBeliefs, NetworkDraws, belief_pool
 from gamut.solvers.poke.chance import draw_chance
 from gamut.solvers.poke.heuristic import require_poke
 from gamut.solvers.poke.search import PokeISMCTSBot, PokeRollout, play_out_returns
@@ -173,13 +173,17 @@ class PokeNNISMCTSBot(PokeISMCTSBot):
     found among ``BELIEF_TRIES * beliefs`` uniform ones; 0: uniform
     determinizations, as ``ismcts``) and ``belief_model`` (``"network"``:
     the prior network's best-scored draw; ``"heuristic"``: the threshold
-    heuristic's). Under a time budget the pool's cost comes out of the
-    move's seconds.
+    heuristic's) and ``belief_keep`` (False: a fresh pool at every move;
+    True: the pool carried along the moves of a deal,
+    ``gamut.solvers.poke.beliefs.KeptBeliefs``, and drawn afresh only when
+    the opponent draws again or fewer than half its states can follow).
+    Under a time budget the pool's cost comes out of the move's seconds.
     """
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int, seconds: float, c_puct: float,
                  temperature: float, mix: float, weights: str, trick_value: float, playout: str, rollouts: int,
-                 value_weight: float = 0.0, beliefs: int = 0, belief_model: str = "network"):
+                 value_weight: float = 0.0, beliefs: int = 0, belief_model: str = "network",
+                 belief_keep: bool = False):
         require_poke(game)
         if isinstance(beliefs, bool) or not isinstance(beliefs, int) or beliefs < 0:
             raise ValueError(f"nn_ismcts option 'beliefs' must be an integer >= 0 (0: uniform determinizations), "
@@ -193,13 +197,18 @@ class PokeNNISMCTSBot(PokeISMCTSBot):
                 else PokeRollout(playout, rollouts))
         self._search = ISMCTS(self._deal_game, uct_c=c_puct, evaluator=leaf, prior=self.prior)
         self._beliefs = beliefs
+        if not isinstance(belief_keep, bool):
+            raise ValueError(f"nn_ismcts option 'belief_keep' must be true or false, got {belief_keep!r}")
         cfg = self._deal_game.cfg
         self._draw_model = NetworkDraws(cfg, self.prior) if belief_model == "network" else HeuristicDraws(cfg,
                                                                                                         self._params)
+        self._kept = KeptBeliefs(beliefs, BELIEF_TRIES * beliefs, self._draw_model) if belief_keep and beliefs else None
 
     def _root(self, root, seat: int):
         if self._beliefs == 0:
             return root
+        if self._kept is not None:
+            return root.with_beliefs(self._kept.pool(root, seat, self._rng), seat)
         pool = belief_pool(root, seat, self._rng, self._beliefs, BELIEF_TRIES * self._beliefs, self._draw_model)
         return root.with_beliefs(pool, seat)
 
@@ -207,8 +216,8 @@ class PokeNNISMCTSBot(PokeISMCTSBot):
 def make_nn_ismcts_bot(game, player: int, seed: int, iterations: int, seconds: float, c_puct: float,
                        temperature: float, mix: float, weights: str, trick_value: float, playout: str,
                        rollouts: int, value_weight: float = 0.0, beliefs: int = 0,
-                       belief_model: str = "network") -> PokeNNISMCTSBot:
+                       belief_model: str = "network", belief_keep: bool = False) -> PokeNNISMCTSBot:
     """Registry factory of the Poke ``nn_ismcts`` agent."""
     return PokeNNISMCTSBot(game, player, seed, iterations, seconds, c_puct, temperature, mix, weights, trick_value,
-                           playout, rollouts, value_weight, beliefs, belief_model)
+                           playout, rollouts, value_weight, beliefs, belief_model, belief_keep)
 
