@@ -195,7 +195,8 @@ def test_the_agreement_study_counts_every_draw_of_both_seats(tmp_path):
     from gamut.experiments.studies.poke_belief_agreement import main
 
     out = tmp_path / "agreement.json"
-    assert main(["--deals", "3", "--iterations", "5", "--seed", "1", "--pool-sizes", "2,4", "--out", str(out)]) == 0
+    assert main(["--deals", "3", "--iterations", "5", "--seed", "1", "--pool-sizes", "2,4", "--kept-sizes", "4",
+                 "--out", str(out)]) == 0
     report = json.loads(out.read_text())
     # Each deal has at least the non-dealer's and the dealer's first draw decision.
     assert report["draw_decisions"] >= 6 and {"git_commit", "toolkit_version"} <= set(report)
@@ -203,7 +204,9 @@ def test_the_agreement_study_counts_every_draw_of_both_seats(tmp_path):
         assert 0.0 <= report[model]["ci95_low"] <= report[model]["agreement"] <= report[model]["ci95_high"] <= 1.0
     assert set(report["pool_seconds"]) == {"heuristic_2", "heuristic_4", "network_2", "network_4"}
     assert all(row["n"] >= 1 and row["mean"] > 0 for row in report["pool_seconds"].values())
-    for bad in (["--deals", "0"], ["--pool-sizes", "2,x"], ["--pool-sizes", "0"]):
+    kept = report["kept_pools"]["4"]
+    assert kept["first"]["n"] == 3 and kept["later"]["n"] >= 3 and 0.0 <= kept["carried"]["mean"] <= 1.0
+    for bad in (["--deals", "0"], ["--pool-sizes", "2,x"], ["--pool-sizes", "0"], ["--kept-sizes", "-1"]):
         with pytest.raises(SystemExit):
             main([*bad, "--out", str(out)])
 

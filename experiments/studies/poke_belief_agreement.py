@@ -2,7 +2,7 @@
 
     python -m gamut.experiments.studies.poke_belief_agreement --deals 150 --iterations 300 --seed 7 \\
         --weights results/nn_ismcts/networks/dmc_poke_deal_tv34.npz --pool-sizes 32,128 \\
-        --out results/nn_ismcts/belief_agreement.json
+        --kept-sizes 64,128 --out results/nn_ismcts/belief_agreement.json
 
 ``ismcts`` plays both seats of ``--deals`` one-deal games of
 ``poke(mode=deal,trick_value=34.0)`` (``--iterations`` a decision, seeded by
@@ -19,6 +19,15 @@ With ``--pool-sizes``, the wall seconds a belief pool of each size (``4 *
 size`` tries at most) takes for each model are also timed, once per deal,
 at the first trick decision (the opponent's draws all made); the report
 gives their mean and median.
+
+With ``--kept-sizes``, a pool of each size kept along the deal
+(``KeptBeliefs``, the network model, ``nn_ismcts`` option ``belief_keep``)
+is built at that decision, and ``ismcts`` then plays the deal out; at each
+later decision of the same player the kept pool is asked again. The report
+gives the seconds of the first call and of the later ones, and the share of
+each later pool carried from the one before (its states whose opponent was
+dealt the cards of a state of the previous pool; a fresh state all but
+never matches).
 """
 
 from __future__ import annotations
@@ -33,7 +42,31 @@ import numpy as np
 GAME = "poke(mode=deal,trick_value=34.0)"
 
 
-def measure(deals: int, iterations: int, seed: int, weights: str, pool_sizes: tuple[int, ...] = ()) -> dict:
+def _kept_pool_costs(state, bots, player, rng, kept, out) -> None:
+    """Ask ``kept`` at ``player``'s decisions from ``state`` (the first trick) on; ``bots`` play the deal out."""
+    import time
+
+    from gamut.envs.poke import kernels as K
+    from gamut.solvers.poke.heuristic import DEFAULT_PARAMS
+    from gamut.solvers.poke.search import DealState
+
+    params = np.array(DEFAULT_PARAMS, dtype=np.int64)
+    previous = None
+    while not state.is_terminal():
+        mover = state.current_player()
+        if mover == player:
+            start = time.perf_counter()
+            pool = kept.pool(DealState.of(state, 1 - player, params), player, rng)
+            out["first" if previous is None else "later"].append(time.perf_counter() - start)
+            if previous is not None and pool:
+                dealt = {int(s.state[K.S_DEALT + 1 - player]) for s in previous}
+                out["carried"].append(sum(int(s.state[K.S_DEALT + 1 - player]) in dealt for s in pool) / len(pool))
+            previous = pool
+        state.apply_action(bots[mover].step(state))
+
+
+def measure(deals: int, iterations: int, seed: int, weights: str, pool_sizes: tuple[int, ...] = (),
+            kept_sizes: tuple[int, ...] = ()) -> dict:
     """The agreement of each draw model with ``ismcts``'s draws, and the time of its pools (module docstring)."""
     import time
 
@@ -41,7 +74,7 @@ def measure(deals: int, iterations: int, seed: int, weights: str, pool_sizes: tu
     from gamut.envs.loading import load_game
     from gamut.envs.poke import kernels as K
     from gamut.solvers.bots import make_bot
-    from gamut.solvers.poke.beliefs import HeuristicDraws, NetworkDraws, belief_pool
+    from gamut.solvers.poke.beliefs import HeuristicDraws, KeptBeliefs, NetworkDraws, belief_pool
     from gamut.solvers.poke.heuristic import DEFAULT_PARAMS
     from gamut.solvers.poke.nn_search import BELIEF_TRIES, deal_prior
     from gamut.solvers.poke.search import DealState
@@ -52,9 +85,14 @@ def measure(deals: int, iterations: int, seed: int, weights: str, pool_sizes: tu
               "network": NetworkDraws(game.cfg, deal_prior(game, weights))}
     agree: dict[str, list[bool]] = {name: [] for name in models}
     seconds: dict[str, list[float]] = {f"{name}_{size}": [] for name in models for size in pool_sizes}
+    kept_costs = {size: {"first": [], "later": [], "carried": []} for size in kept_sizes}
     for deal in range(deals):
         rng = np.random.default_rng([seed, deal])
-        bots = [make_bot(game, "ismcts", p, seed * 1_000_003 + 2 * deal + p, iterations=iterations) for p in (0, 1)]
+        def ismcts_bots():
+            return [make_bot(game, "ismcts", p, seed * 1_000_003 + 2 * deal + p, iterations=iterations)
+                    for p in (0, 1)]
+
+        bots = ismcts_bots()
         state = game.new_initial_state()
         while not state.is_terminal() and state.state[K.S_PHASE] != K.PH_TRICK:
             if state.is_chance_node():
@@ -75,6 +113,12 @@ def measure(deals: int, iterations: int, seed: int, weights: str, pool_sizes: tu
                     start = time.perf_counter()
                     belief_pool(root, player, rng, size, BELIEF_TRIES * size, model)
                     seconds[f"{name}_{size}"].append(time.perf_counter() - start)
+        if kept_sizes and not state.is_terminal():
+            player = state.current_player()
+            for size in kept_sizes:
+                kept = KeptBeliefs(size, BELIEF_TRIES * size, models["network"])
+                _kept_pool_costs(state.clone(), ismcts_bots(), player, np.random.default_rng([seed, deal, size]), kept,
+                                 kept_costs[size])
     out = {"game": GAME, "deals": deals, "iterations": iterations, "seed": seed, "weights": weights,
            "draw_decisions": len(agree["heuristic"])}
     for name, values in agree.items():
@@ -82,7 +126,22 @@ def measure(deals: int, iterations: int, seed: int, weights: str, pool_sizes: tu
         out[name] = {"agreement": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high}
     out["pool_seconds"] = {key: {"mean": float(np.mean(v)), "median": float(np.median(v)), "n": len(v)}
                            for key, v in seconds.items() if v}
+    if kept_sizes:
+        out["kept_pools"] = {str(size): {key: {"mean": float(np.mean(v)), "median": float(np.median(v)), "n": len(v)}
+                                         for key, v in costs.items() if v}
+                             for size, costs in kept_costs.items()}
     return out
+
+
+def _sizes(parser: argparse.ArgumentParser, flag: str, text: str) -> tuple[int, ...]:
+    """The whole numbers >= 1 of a comma-separated flag, or a usage error naming it."""
+    try:
+        sizes = tuple(int(word) for word in text.split(",") if word.strip())
+    except ValueError:
+        parser.error(f"{flag} takes whole numbers separated by commas, got {text!r}")
+    if any(size < 1 for size in sizes):
+        parser.error(f"{flag} must all be >= 1, got {text!r}")
+    return sizes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,23 +152,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weights", default="results/nn_ismcts/networks/dmc_poke_deal_tv34.npz",
                         help="network of the network model (default: %(default)s)")
     parser.add_argument("--pool-sizes", default="", help="belief pool sizes to time, comma-separated (e.g. 32,128)")
+    parser.add_argument("--kept-sizes", default="",
+                        help="sizes of pools kept along the deal to time, comma-separated (e.g. 64,128)")
     parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
     args = parser.parse_args(argv)
     if args.deals < 1 or args.iterations < 1:
         parser.error(f"--deals and --iterations must be >= 1, got {args.deals} and {args.iterations}")
-    try:
-        sizes = tuple(int(word) for word in args.pool_sizes.split(",") if word.strip())
-    except ValueError:
-        parser.error(f"--pool-sizes takes whole numbers separated by commas, got {args.pool_sizes!r}")
-    if any(size < 1 for size in sizes):
-        parser.error(f"--pool-sizes must all be >= 1, got {args.pool_sizes!r}")
+    sizes, kept = (_sizes(parser, flag, text) for flag, text in (("--pool-sizes", args.pool_sizes),
+                                                                  ("--kept-sizes", args.kept_sizes)))
     from gamut.experiments.provenance import command_record
 
-    report = {**measure(args.deals, args.iterations, args.seed, args.weights, sizes),
+    report = {**measure(args.deals, args.iterations, args.seed, args.weights, sizes, kept),
               **command_record(["python -m gamut.experiments.studies.poke_belief_agreement", *sys.argv[1:]])}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
-    print(json.dumps({k: report[k] for k in ("draw_decisions", "heuristic", "network", "pool_seconds")}))
+    print(json.dumps({k: report[k] for k in ("draw_decisions", "heuristic", "network", "pool_seconds", "kept_pools")
+                      if k in report}))
     return 0
 
 
