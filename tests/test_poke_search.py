@@ -76,6 +76,8 @@ def test_resampled_states_keep_the_searchers_information():
             for action in sample.history():
                 full.apply_action(action)
             assert full.information_state_string(player) == state.information_state_string(player)
+            # The sample's array is the compiled replay's own: the same as replaying its history action by action.
+            assert np.array_equal(full.state, sample.state)
 
 
 def test_the_opponent_model_moves_inside_the_search_state():

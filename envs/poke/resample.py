@@ -26,6 +26,7 @@ any particular opponent policy.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from gamut.envs.poke import kernels as K
@@ -130,25 +131,26 @@ def _hidden_assignment(st: np.ndarray, cfg: np.ndarray, player: int, rng: np.ran
     return rng.permutation(hand).tolist(), draws, throw_offs
 
 
-def _deal_actions(game, deal_actions: list[int], st: np.ndarray, player: int, assignment) -> list[int] | None:
-    """The current deal's actions with the opponent's cards replaced by ``assignment``.
+@numba.njit(cache=True)
+def rewind_deal(state, cfg, replay):
+    """Write into ``replay`` the start of ``state``'s deal: its score sheet and dealer, the deal fields cleared."""
+    replay[:] = state
+    K.start_deal(replay, cfg, state[K.S_DEALER])
+    replay[K.S_MOVES] = state[K.S_DEAL_START]
+    replay[K.S_DEAL_START] = state[K.S_DEAL_START]
 
-    None when one of the opponent's replayed plays is not legal for the kernels
-    (under ``follow=must_beat``: a throw-off where the assigned cards could beat).
-    """
-    cfg = game.cfg
-    dealt, draws, throw_offs = assignment
-    dealt, drawn_queue = list(dealt), [list(drawn) for _, drawn in draws]
-    base = 1 << int(cfg[K.C_HAND_SIZE])
-    legal = np.empty(2 * base, dtype=np.int64)
-    replay = np.zeros(K.STATE_SIZE, dtype=np.int64)
-    replay[:] = st
-    # Rewind the deal: keep the score sheet and the dealer, clear the deal fields.
-    K.start_deal(replay, cfg, st[K.S_DEALER])
-    replay[K.S_MOVES] = st[K.S_DEAL_START]
-    replay[K.S_DEAL_START] = st[K.S_DEAL_START]
-    out = []
-    for action in deal_actions:
+
+@numba.njit(cache=True)
+def _replay_deal(st, cfg, player, deal_actions, dealt, drawn, num_drawn, discards, throw_offs, out, legal, replay):
+    # The kernel of ``_deal_actions``: the assignment as arrays (see there), the actions into ``out`` and the
+    # final position into ``replay``; 0 when a replayed play is illegal.
+    opp = 1 - player
+    rewind_deal(st, cfg, replay)
+    base = np.int64(1) << cfg[K.C_HAND_SIZE]
+    dealt_left = dealt.shape[0]
+    drawn_left = num_drawn.copy()
+    for i in range(deal_actions.shape[0]):
+        action = deal_actions[i]
         phase = replay[K.S_PHASE]
         mover = K.current_player(replay)
         new = action
@@ -156,26 +158,93 @@ def _deal_actions(game, deal_actions: list[int], st: np.ndarray, player: int, as
             k = replay[K.S_NUM_DEALT]
             recipient = 1 - replay[K.S_DEALER] if k % 2 == 0 else replay[K.S_DEALER]
             if recipient != player:
-                new = dealt.pop()
+                dealt_left -= 1
+                new = dealt[dealt_left]
         elif phase == K.PH_REPLACE:
-            drawer = replay[K.S_DRAWER]
-            if drawer != player:
-                new = drawn_queue[replay[K.S_NDRAWS + drawer] - 1].pop()
-        elif mover != player and phase == K.PH_DRAW and action != K.STAND:
-            discarded = draws[replay[K.S_NDRAWS + mover]][0]
-            new = K.cards_to_slots(replay[K.S_HAND + mover], _bits(discarded))
-        elif mover != player and phase == K.PH_TRICK:
+            if replay[K.S_DRAWER] != player:
+                d = replay[K.S_NDRAWS + opp] - 1
+                drawn_left[d] -= 1
+                new = drawn[d, drawn_left[d]]
+        elif mover == opp and phase == K.PH_DRAW and action != K.STAND:
+            new = K.cards_to_slots(replay[K.S_HAND + opp], discards[replay[K.S_NDRAWS + opp]])
+        elif mover == opp and phase == K.PH_TRICK:
             t = replay[K.S_TRICK]
-            if t in throw_offs and replay[K.S_LEAD + t] != 0:
-                cards = _bits(throw_offs[t])
+            if throw_offs[t] != 0 and replay[K.S_LEAD + t] != 0:
+                cards = throw_offs[t]
             else:
-                cards = K.slots_to_cards(st[K.S_HAND + mover], action - base)
-            new = base + K.cards_to_slots(replay[K.S_HAND + mover], cards)
-            if new not in legal[:K.legal_actions(replay, cfg, legal)]:
-                return None
-        out.append(int(new))
-        K.apply_action(replay, cfg, int(new))
-    return out
+                cards = K.slots_to_cards(st[K.S_HAND + opp], action - base)
+            new = base + K.cards_to_slots(replay[K.S_HAND + opp], cards)
+            n = K.legal_actions(replay, cfg, legal)
+            found = False
+            for j in range(n):
+                if legal[j] == new:
+                    found = True
+                    break
+            if not found:
+                return 0
+        out[i] = new
+        K.apply_action(replay, cfg, new)
+    return 1
+
+
+def _deal_actions(game, deal_actions: list[int], st: np.ndarray, player: int,
+                  assignment) -> tuple[list[int], np.ndarray] | None:
+    """The current deal's actions with the opponent's cards replaced by ``assignment``, and the position they reach.
+
+    None when one of the opponent's replayed plays is not legal for the kernels
+    (under ``follow=must_beat``: a throw-off where the assigned cards could beat).
+    The replay is compiled (``_replay_deal``); the assignment is passed as
+    arrays: the dealt cards in dealing order (taken from the end), per draw
+    ``k`` its drawn cards (taken from the end) and its discards as a card
+    mask, and per trick the throw-off's card mask (0: none).
+    """
+    dealt, draws, throw_offs = assignment
+    drawn = np.zeros((3, K.MAX_HAND_SIZE), dtype=np.int64)
+    num_drawn = np.zeros(3, dtype=np.int64)
+    discards = np.zeros(3, dtype=np.int64)
+    for k, (discarded, cards) in enumerate(draws):
+        drawn[k, :len(cards)] = cards
+        num_drawn[k] = len(cards)
+        discards[k] = _bits(discarded)
+    throws = np.zeros(K.MAX_HAND_SIZE, dtype=np.int64)
+    for t, cards in throw_offs.items():
+        throws[t] = _bits(cards)
+    actions = np.asarray(deal_actions, dtype=np.int64)
+    out = np.empty_like(actions)
+    legal = np.empty(2 << int(game.cfg[K.C_HAND_SIZE]), dtype=np.int64)
+    final = np.empty_like(st)
+    if not _replay_deal(st, game.cfg, player, actions, np.asarray(dealt, dtype=np.int64), drawn, num_drawn,
+                        discards, throws, out, legal, final):
+        return None
+    return out.tolist(), final
+
+
+def resampled_deal(game, st: np.ndarray, history: list[int], player: int,
+                   probability_sampler) -> tuple[list[int], np.ndarray]:
+    """The history and kernel array of a state of ``game`` that ``player`` cannot tell from ``st``.
+
+    ``st`` (int64, ``(STATE_SIZE,)``) and ``history`` are a position and the
+    actions that reached it; ``probability_sampler`` as in ``resample``. The
+    array is the compiled replay's own, so a caller that can build a state
+    from an array and a history (the search's ``DealState``) need not replay
+    the history again. Where no consistent assignment is found in
+    ``MAX_ATTEMPTS`` tries, and at the end of a game, the position itself is
+    returned (a copy).
+    """
+    if player not in (0, 1):
+        raise ValueError(f"player_id must be 0 or 1, got {player!r}")
+    history = list(history)
+    if st[K.S_PHASE] == K.PH_OVER:
+        return history, st.copy()
+    rng = np.random.default_rng(int(float(probability_sampler()) * 2**53))
+    deal_actions = history[int(st[K.S_DEAL_START]):]
+    for _ in range(MAX_ATTEMPTS):
+        assignment = _hidden_assignment(st, game.cfg, player, rng)
+        replayed = None if assignment is None else _deal_actions(game, deal_actions, st, player, assignment)
+        if replayed is not None:
+            actions, final = replayed
+            return history[:len(history) - len(deal_actions)] + actions, final
+    return history, st.copy()
 
 
 def resample(state, player: int, probability_sampler):
@@ -185,24 +254,9 @@ def resample(state, player: int, probability_sampler):
     ``pyspiel.UniformProbabilitySampler``); it seeds the draw, so the same
     sampler output gives the same state.
     """
-    if player not in (0, 1):
-        raise ValueError(f"player_id must be 0 or 1, got {player!r}")
     game = state.get_game()
-    rng = np.random.default_rng(int(float(probability_sampler()) * 2**53))
-    st = state.state
-    history = state.history()
-    start = int(st[K.S_DEAL_START])
-    deal_actions = history[start:]
-    if st[K.S_PHASE] == K.PH_OVER:
-        deal_actions = []
-    new_deal = deal_actions
-    for _ in range(MAX_ATTEMPTS):
-        assignment = _hidden_assignment(st, game.cfg, player, rng)
-        replayed = None if assignment is None else _deal_actions(game, deal_actions, st, player, assignment)
-        if replayed is not None:
-            new_deal = replayed
-            break
+    history, _ = resampled_deal(game, state.state, state.history(), player, probability_sampler)
     fresh = game.new_initial_state()
-    for action in history[:len(history) - len(deal_actions)] + new_deal:
+    for action in history:
         fresh.apply_action(action)
     return fresh

@@ -29,7 +29,7 @@ import numba
 import numpy as np
 
 from gamut.envs.poke import kernels as K
-from gamut.envs.poke.resample import resample
+from gamut.envs.poke.resample import rewind_deal
 from gamut.solvers.poke.heuristic import heuristic_action
 from gamut.solvers.poke.walker import information_key
 from gamut.solvers.rl.features import score_actions
@@ -52,10 +52,8 @@ def draw_decisions(state, cfg, deal_actions, player, states, actions):
     STATE_SIZE)``) and the action taken into ``actions[k]`` (``STAND`` = 0,
     else the slot mask of the discards). Returns how many were written.
     """
-    replay = state.copy()
-    K.start_deal(replay, cfg, state[K.S_DEALER])
-    replay[K.S_MOVES] = state[K.S_DEAL_START]
-    replay[K.S_DEAL_START] = state[K.S_DEAL_START]
+    replay = np.empty_like(state)
+    rewind_deal(state, cfg, replay)
     n = 0
     for i in range(deal_actions.shape[0]):
         if replay[K.S_PHASE] == K.PH_DRAW and replay[K.S_DRAWER] == player:
@@ -203,7 +201,7 @@ def belief_pool(root, player: int, rng: np.random.Generator, size: int, tries: i
         saved = rng.bit_generator.state
         # resample draws its whole determinization from one number of the sampler.
         draws = [rng.random() for _ in range(batch)]
-        samples = [resample(plain, player, lambda u=u: u) for u in draws]
+        samples = [plain.resample_from_infostate(player, lambda u=u: u) for u in draws]
         for used, (sample, count) in enumerate(zip(samples, misses_many(samples, 1 - player, model)), start=1):
             if count == 0:
                 kept.append(sample)

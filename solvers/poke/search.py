@@ -30,7 +30,7 @@ import numpy as np
 import pyspiel
 
 from gamut.envs.poke import kernels as K
-from gamut.envs.poke.resample import resample
+from gamut.envs.poke.resample import resampled_deal
 from gamut.envs.rng import splitmix64
 from gamut.solvers.ismcts import ISMCTS
 from gamut.solvers.poke.heuristic import DEFAULT_PARAMS, lowest_cards, discard_cards, heuristic_action, require_poke
@@ -279,8 +279,9 @@ class DealState:
         if self._pool and player == self._pool_player:
             sample = self._pool[min(int(probability_sampler() * len(self._pool)), len(self._pool) - 1)].clone()
         else:
-            # The replay inside resample re-applies the recorded moves, so it runs without the model.
-            sample = resample(self.plain(), player, probability_sampler)
+            # The replayed deal runs without the model: it re-applies the recorded moves.
+            history, state = resampled_deal(self._game, self.state, self._history, player, probability_sampler)
+            sample = DealState(self._game, state, history)
         sample._modelled, sample._params = self._modelled, self._params
         return sample
 
