@@ -21,6 +21,7 @@ changed fields, one per line.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -89,6 +90,40 @@ def _resume_refusal(experiment: Experiment, manifest: dict, source: Path) -> lis
     if manifest.get("experiment_version") != experiment.version:
         changes.append(f"experiment version: {manifest.get('experiment_version')} -> {experiment.version}")
     return changes
+
+
+def interrupted_run(experiment: Experiment, folder: Path) -> dict | None:
+    """What an interrupted run of ``experiment`` left in the staging folder beside ``folder``; None if nothing.
+
+    Read-only (a line cut short by a kill is skipped, not truncated), so
+    ``gamut list`` can report a run that is still going as well as one that
+    died, or one whose staging folder was committed to carry it to another
+    machine. Returns ``{"folder", "finished", "trials", "resumable",
+    "reasons"}``: the finished trials that today's config still runs, their
+    total, and whether ``--resume`` would continue them (else why not).
+    """
+    staging = staging_dir(folder)
+    if not ((staging / RUN_MANIFEST).exists() and (staging / JOURNAL).exists()):
+        return None
+    wanted = {spec["trial"] for spec in experiment.trial_specs()}
+    status = {"folder": str(staging), "finished": 0, "trials": len(wanted), "resumable": True, "reasons": []}
+    data = (staging / JOURNAL).read_bytes()
+    finished = set()
+    for number, line in enumerate(data[: data.rfind(b"\n") + 1].decode(errors="replace").splitlines(), start=1):
+        try:
+            finished.add(int(json.loads(line)["trial"]))
+        except (json.JSONDecodeError, TypeError, KeyError, ValueError):
+            return {**status, "resumable": False, "reasons": [f"{staging / JOURNAL}: line {number} is not a "
+                                                              "trial record"]}
+    status["finished"] = len(finished & wanted)
+    try:
+        changes = _resume_refusal(experiment, read_json(staging / RUN_MANIFEST), staging / RUN_MANIFEST)
+    except ValueError as err:
+        changes = [str(err)]
+    if changes:
+        status.update(resumable=False, reasons=[f"the config changed since its trials were run: {c}"
+                                                for c in changes])
+    return status
 
 
 def _prepare_staging(experiment: Experiment, folder: Path, resume: bool, code: dict[str, str]):

@@ -183,3 +183,34 @@ def test_a_changed_summary_is_redone_by_resume_and_a_changed_trial_is_not(tmp_pa
     assert reasons() == ["code of fresh_check.toy changed"]
     assert run(True).trials_run == 0 and reasons() == ["code of fresh_check.toy changed"]
     assert run(False).trials_run == 2 and reasons() == []
+
+
+def test_gamut_list_reports_an_interrupted_run_and_whether_resume_continues_it(tmp_path, capsys):
+    from gamut.experiments.runner import _manifest
+
+    out = tmp_path / "results"
+    experiment = load_experiment("hand_frequencies")
+    code = provenance.code_fingerprint(experiment.module.__name__, experiment.config.params)
+    staging = out / ".hand_frequencies.partial"
+    staging.mkdir(parents=True)
+    (staging / "run.json").write_text(json.dumps(_manifest(experiment, code, None)))
+    # Two finished trials (one twice, as after a resume that re-ran it), then a line cut short by a kill.
+    (staging / "trials.jsonl").write_text('{"trial": 0}\n{"trial": 2}\n{"trial": 2}\n{"tri')
+    total = len(experiment.trial_specs())
+
+    assert main(["list", "--out", str(out), "--json"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert (f"    full: interrupted run in {staging}, 2 of {total} trials finished; "
+            "`gamut run hand_frequencies --resume` continues it") in lines
+    listing = {e["experiment"]: e for e in json.loads(lines[-1])["experiments"]}
+    assert listing["hand_frequencies"]["results"] == []
+    assert listing["hand_frequencies"]["interrupted"][0]["finished"] == 2
+    # Listing is read-only: the cut line stays for --resume to drop.
+    assert (staging / "trials.jsonl").read_text().endswith('{"tri')
+
+    params = {**experiment.config.params, "trials": experiment.config.params["trials"] + 1}
+    (staging / "run.json").write_text(json.dumps({**_manifest(experiment, code, None), "params": params}))
+    assert main(["list", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert (f"--resume refuses it: the config changed since its trials were run: trials: {params['trials']} -> "
+            f"{params['trials'] - 1}") in printed
