@@ -31,7 +31,7 @@ DEFAULT_ROLLOUTS = 4
 DEFAULT_C_PUCT = 0.5  # in units of the observed payoff spread
 DEFAULT_TEMPERATURE = 10.0
 DEFAULT_MIX = 0.25
-MAX_BELIEFS = 4096  # a pool of 128 network-judged states takes about 0.15 s (results/nn_ismcts/README.md)
+MAX_BELIEFS = 4096  # a fresh pool of 128 network-judged states takes about 0.165 s a move (results/nn_ismcts/README.md)
 
 _DECK = ("num_ranks", "num_suits", "hand_size")
 _FULL_DECK = {"num_ranks": 13, "num_suits": 4, "hand_size": 5}
