@@ -481,3 +481,112 @@ def test_the_match_driver_plays_the_samples_on_another_variant(tmp_path):
     assert [row["game_string"] for row in collect(tmp_path)] == [deal["game"]]
     with pytest.raises(ValueError, match="not a variant"):
         run("poke", 0.0, 1, 4, {}, {}, tmp_path / "x", iterations=10, game_string="palace_poker(players=4)")
+
+
+# ---- Palace Poker: the Q-network's value at the leaves ------------------------------------------
+
+DMC_PALACE = "results/rl/dmc_palace_poker_4.npz"
+
+
+def _palace_decisions(seed):
+    game = load_game("palace_poker(players=4)")
+    return [state.clone() for state in _random_play(game.new_initial_state(), np.random.default_rng(seed))]
+
+
+def _palace_leaf(value_weight, searcher):
+    from gamut.solvers.palace_poker.nn_search import NetworkLeaf, palace_prior
+    from gamut.solvers.palace_poker.search import PalaceRollout
+
+    game = load_game("palace_poker(players=4)")
+    return NetworkLeaf(palace_prior(game, DMC_PALACE), value_weight, PalaceRollout(game), searcher)
+
+
+def test_palace_advance_stops_at_the_searchers_branching_decision_on_the_heuristics_own_path():
+    from gamut.envs.hands import HAND_TABLE
+    from gamut.envs.palace_poker import kernels as K
+    from gamut.envs.palace_poker import layout as L
+    from gamut.envs.rng import rng_state
+    from gamut.solvers.palace_poker.heuristic import WORK_SIZE, make_params, play_heuristic
+    from gamut.solvers.palace_poker.nn_search import advance_to_decision
+
+    params = make_params(samples=12)
+    legal, work = np.empty(L.NUM_CARDS + 64, np.int64), np.empty(WORK_SIZE, np.int64)
+    stopped = 0
+    for state in _palace_decisions(3)[::3]:
+        cfg = state.cfg
+        for searcher in range(4):
+            whole, part = state.state.copy(), state.state.copy()
+            rng_whole, rng_part = rng_state(21 + searcher), rng_state(21 + searcher)
+            moves = play_heuristic(whole, cfg, params, rng_whole, legal, work, HAND_TABLE)
+            made = advance_to_decision(part, cfg, params, rng_part, searcher, legal, work, HAND_TABLE)
+            over = part[L.S_PHASE] == L.PH_OVER
+            # It stops at the searcher's own choice (not a discard) or at the end, nowhere else ...
+            assert over or (K.current_player(part) == searcher and part[L.S_PHASE] != L.PH_DISCARD)
+            stopped += not over
+            # ... on the path the heuristic play-out takes from the same generator: finishing it
+            # with the play-out gives the play-out's own end, move for move.
+            rest = play_heuristic(part, cfg, params, rng_part, legal, work, HAND_TABLE)
+            assert made + rest == moves and np.array_equal(part, whole) and np.array_equal(rng_part, rng_whole)
+    assert stopped > 5
+
+
+def test_palace_leaf_without_network_weight_is_the_play_out():
+    from gamut.solvers.palace_poker.search import PalaceRollout
+
+    leaf, rollout = _palace_leaf(0.0, 1), PalaceRollout(load_game("palace_poker(players=4)"))
+    for state in _palace_decisions(4)[:10]:
+        assert np.array_equal(leaf(state, 77), rollout(state, 77))
+
+
+def test_palace_leaf_mixes_the_searchers_network_value_into_its_play_out():
+    from gamut.envs.hands import HAND_TABLE
+    from gamut.envs.palace_poker import kernels as K
+    from gamut.envs.palace_poker import layout as L
+    from gamut.envs.rng import rng_state
+    from gamut.solvers.palace_poker.heuristic import WORK_SIZE
+    from gamut.solvers.palace_poker.nn_search import advance_to_decision
+    from gamut.solvers.palace_poker.search import PalaceRollout
+
+    rollout = PalaceRollout(load_game("palace_poker(players=4)"))
+    legal, work = np.empty(64, np.int64), np.empty(WORK_SIZE, np.int64)
+    kinds = set()
+    leaves = [(_palace_leaf(1.0, seat), _palace_leaf(0.5, seat)) for seat in range(4)]
+    for state, searcher in ((s, seat) for s in _palace_decisions(5)[::2] for seat in range(4)):
+        full, half = leaves[searcher]
+        # Reference: the model plays on from the leaf; the network's best Q-value of the searcher's
+        # legal actions there, in chips, or the exact chips when the hand is over.
+        position = state.state.copy()
+        advance_to_decision(position, state.cfg, rollout.params, rng_state(8), searcher, legal, work, HAND_TABLE)
+        if position[L.S_PHASE] == L.PH_OVER:
+            value = float(position[L.S_PAYOUT + searcher] - position[L.S_CONTRIB + searcher])
+        else:
+            n = K.legal_actions(position, state.cfg, legal)
+            view = state.clone()
+            view.state[:] = position
+            value = max(full.network.scores(view, searcher, [int(a) for a in legal[:n]])) * 20.0
+        kinds.add(bool(position[L.S_PHASE] == L.PH_OVER))
+        got = full(state, 8)
+        assert got[searcher] == pytest.approx(value) and np.count_nonzero(got) <= 1
+        played = rollout(state, 8)
+        mixed = half(state, 8)
+        assert mixed[searcher] == pytest.approx(0.5 * played[searcher] + 0.5 * value)
+        assert np.array_equal(np.delete(mixed, searcher), np.delete(played, searcher))
+    assert kinds == {False, True}
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"value_weight": 2.0}, "value_weight"),
+    ({"value_weight": 0.5}, "Deep Monte-Carlo"),
+])
+def test_bad_palace_leaf_value_options_are_refused(options, message):
+    with pytest.raises(ValueError, match=message):
+        make_bot("palace_poker(players=4)", "nn_ismcts", 0, 0, **options)
+
+
+def test_palace_nn_ismcts_with_network_leaves_is_reproducible_and_plays_a_hand():
+    options = {"weights": DMC_PALACE, "temperature": 0.2, "value_weight": 0.5}
+    first = _first_searched_move("palace_poker(players=4)", 3, 9, iterations=60, **options)
+    assert first == _first_searched_move("palace_poker(players=4)", 3, 9, iterations=60, **options)
+    game = load_game("palace_poker(players=4)")
+    bots = [make_bot(game, "nn_ismcts", p, p, iterations=20, **options) for p in range(4)]
+    assert sum(_play_through_pyspiel(game, bots, np.random.default_rng(2))) == pytest.approx(0.0)

@@ -75,6 +75,8 @@ register_bot(
                         "prior network: a gamut train weights file of this game (default: the shipped ppo weights)"),
         "rollout": Option(str, "heuristic", "play-out policy of every seat: heuristic or random"),
         "rollouts": Option(int, 1, "play-outs averaged per leaf", maximum=MAX_ITERATIONS_PER_MOVE),
+        "value_weight": Option(float, 0.0, "weight in [0, 1] of the network's value (dmc weights) in the "
+                                           "searcher's leaf values; 0: play-outs only"),
     },
     supports=_prior_refusal,
     lifted_by="weights",

@@ -12,18 +12,31 @@ state's kernel array by ``gamut.envs.palace_poker.tensors.write_tensor``, the
 kernel behind the pyspiel observer. The default network is the shipped
 ``ppo`` policy of the four-player limit game (``results/rl/ppo_palace_poker_4.npz``);
 ``weights=PATH`` takes any ``gamut train`` file of the game being played.
+
+With a Deep Monte-Carlo network (``gamut train --algo dmc``), ``value_weight``
+mixes the network's value into the leaves (:class:`NetworkLeaf`): the value of
+the searcher's information state, the same for every determinization that
+reaches it, where a play-out's value varies with the hidden palaces it
+deals.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pyspiel
 
+from gamut.envs.hands import HAND_TABLE
+from gamut.envs.palace_poker import kernels as K
+from gamut.envs.palace_poker import layout as L
+from gamut.envs.palace_poker.rollout import random_chance_card
 from gamut.envs.palace_poker.tensors import write_tensor
+from gamut.envs.rng import rng_state
 from gamut.solvers.ismcts import ISMCTS
+from gamut.solvers.palace_poker.heuristic import WORK_SIZE, heuristic_action
 from gamut.solvers.palace_poker.search import DEFAULT_ITERATIONS, PalaceISMCTSBot, PalaceRollout
 from gamut.solvers.rl.shipped import shipped_path, shipped_refusal
-from gamut.solvers.search.prior import NetworkPrior
+from gamut.solvers.search.prior import NetworkPrior, check_value_weight
 
 # Chosen in short paired matches against ismcts (results/nn_ismcts/README.md): the shipped
 # policy is nearly deterministic (logit gaps of 10 to 30), and a larger c_puct or a sharper prior
@@ -43,6 +56,91 @@ class PalaceTensor:
     def __call__(self, state, player: int) -> np.ndarray:
         out = np.empty(self._size, np.float32)
         write_tensor(state.state, self._cfg, player, True, True, out)
+        return out
+
+
+@numba.njit(cache=True)
+def advance_to_decision(state, cfg, params, rng, searcher, legal, work, table):
+    """Play ``state`` in place up to ``searcher``'s next decision that the search branches on, or to the end.
+
+    Every other seat, and ``searcher`` in a discard phase, plays the heuristic
+    ``params`` (the search's model of them, ``search.ModelledState``); chance
+    outcomes are uniform over the pile (``rollout.random_chance_card``), drawn
+    from the xorshift state ``rng``. Returns the number of moves made.
+    """
+    moves = 0
+    while state[L.S_PHASE] != L.PH_OVER:
+        p = K.current_player(state)
+        if p == L.CHANCE_PLAYER:
+            K.apply_action(state, cfg, random_chance_card(state, rng), table)
+        elif p == searcher and state[L.S_PHASE] != L.PH_DISCARD:
+            break
+        else:
+            K.apply_action(state, cfg, heuristic_action(state, cfg, params, rng, table, legal, work), table)
+        moves += 1
+    return moves
+
+
+class _Position:
+    """A kernel array seen as a search state (what ``PalaceTensor`` reads)."""
+
+    def __init__(self, state: np.ndarray):
+        self.state = state
+
+
+class NetworkLeaf:
+    """Leaf evaluator ``evaluate(state, seed) -> returns`` mixing a Q-network's value into the play-outs.
+
+    From the leaf, the model plays on (:func:`advance_to_decision`, seeded by
+    ``seed``) to the searcher's next decision; there the Deep Monte-Carlo
+    network's largest Q-value over the searcher's legal actions, times its
+    ``value_scale``, is the searcher's value ``V`` in chips (at the end of the
+    hand, its exact chips). The searcher's return is ``(1 - w) * P + w * V``,
+    ``P`` the play-outs' (``w`` the ``value_weight``); the other seats keep the
+    play-outs' returns, which the search never compares (their nodes hold the
+    model's one move). At ``w = 1`` no play-out runs and the other seats' returns
+    are 0.
+
+    Parameters
+    ----------
+    network : NetworkPrior
+        A ``dmc`` network of the game played, read through its ``scores``.
+    value_weight : float
+        Weight ``w`` of the network's value, in [0, 1].
+    playouts : PalaceRollout
+        The play-outs the value is mixed with; their heuristic is the model that plays on.
+    searcher : int
+        The seat that searches.
+    """
+
+    def __init__(self, network: NetworkPrior, value_weight: float, playouts: PalaceRollout, searcher: int):
+        if network.head != "q":
+            raise ValueError("a network value at the leaves needs Deep Monte-Carlo weights (gamut train --algo dmc); "
+                             "the weights given hold a policy head only")
+        self.network = network
+        self.value_weight = check_value_weight(value_weight)
+        self.scale = float(network.metadata["value_scale"])
+        self.playouts = playouts
+        self.searcher = searcher
+        self._legal = np.empty(int(playouts.cfg[L.C_NUM_ACTIONS]), dtype=np.int64)
+        self._work = np.empty(WORK_SIZE, dtype=np.int64)
+
+    def __call__(self, state, seed: int) -> np.ndarray:
+        w = self.value_weight
+        out = self.playouts(state, seed) if w < 1.0 else np.zeros(self.network.num_players)
+        if w == 0.0:
+            return out
+        position = state.state.copy()
+        cfg = self.playouts.cfg
+        advance_to_decision(position, cfg, self.playouts.params, rng_state(seed & (2**63 - 1)), self.searcher,
+                            self._legal, self._work, HAND_TABLE)
+        if position[L.S_PHASE] == L.PH_OVER:
+            value = float(position[L.S_PAYOUT + self.searcher] - position[L.S_CONTRIB + self.searcher])
+        else:
+            n = K.legal_actions(position, cfg, self._legal)
+            legal = [int(a) for a in self._legal[:n]]
+            value = float(self.network.scores(_Position(position), self.searcher, legal).max()) * self.scale
+        out[self.searcher] = (1.0 - w) * out[self.searcher] + w * value
         return out
 
 
@@ -80,12 +178,18 @@ class PalaceNNISMCTSBot(PalaceISMCTSBot):
         Play-out policy.
     rollouts : int
         Play-outs averaged per leaf.
+    value_weight : float
+        Weight in [0, 1] of the network's value in the searcher's leaf values (``dmc`` weights only,
+        :class:`NetworkLeaf`); 0: play-outs only.
     """
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int = DEFAULT_ITERATIONS,
                  seconds: float = 0.0, c_puct: float = DEFAULT_C_PUCT, temperature: float = DEFAULT_TEMPERATURE,
-                 mix: float = DEFAULT_MIX, weights: str = "", rollout: str = "heuristic", rollouts: int = 1):
+                 mix: float = DEFAULT_MIX, weights: str = "", rollout: str = "heuristic", rollouts: int = 1,
+                 value_weight: float = 0.0):
         super().__init__(game, player, seed, iterations, seconds, c_puct, rollout, rollouts)
         self.prior = palace_prior(game, weights, temperature, mix)
-        self._search = ISMCTS(game, uct_c=c_puct, evaluator=PalaceRollout(game, rollout), rollouts=rollouts,
-                              prior=self.prior)
+        leaf = PalaceRollout(game, rollout)
+        if check_value_weight(value_weight) > 0:
+            leaf = NetworkLeaf(self.prior, value_weight, leaf, player)
+        self._search = ISMCTS(game, uct_c=c_puct, evaluator=leaf, rollouts=rollouts, prior=self.prior)

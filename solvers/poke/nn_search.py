@@ -31,7 +31,7 @@ from gamut.solvers.poke.heuristic import require_poke
 from gamut.solvers.poke.search import PokeISMCTSBot, PokeRollout, play_out_returns
 from gamut.solvers.rl.checkpoint import load_weights
 from gamut.solvers.rl.shipped import shipped_path
-from gamut.solvers.search.prior import NetworkPrior
+from gamut.solvers.search.prior import NetworkPrior, check_value_weight
 
 # The game string of the shipped prior network (the full-deck deal of the ``ppo`` agent).
 SHIPPED_PRIOR_GAME = ("poke(follow=must_beat,hand_size=5,max_deals=100,mode=deal,num_ranks=13,num_suits=4,"
@@ -87,13 +87,6 @@ def deal_prior(game: pyspiel.Game, weights: str = "", temperature: float = 1.0, 
     """The PUCT prior of ``nn_ismcts`` on ``game``: a network's softmax over the candidate actions."""
     path, network_game = prior_network(game, weights)
     return NetworkPrior(path, network_game, DealTensor(network_game), temperature, mix)
-
-
-def check_value_weight(value_weight) -> float:
-    """``value_weight`` as a float, or ValueError unless it is a number in [0, 1]."""
-    if isinstance(value_weight, bool) or not isinstance(value_weight, (int, float)) or not 0 <= value_weight <= 1:
-        raise ValueError(f"nn_ismcts option 'value_weight' must be a number in [0, 1], got {value_weight!r}")
-    return float(value_weight)
 
 
 class NetworkLeaf:

@@ -59,6 +59,13 @@ def check_temperature(temperature) -> float:
     return float(temperature)
 
 
+def check_value_weight(value_weight) -> float:
+    """A leaf's network weight ``value_weight`` as a float, or ValueError unless it is a number in [0, 1]."""
+    if isinstance(value_weight, bool) or not isinstance(value_weight, (int, float)) or not 0 <= value_weight <= 1:
+        raise ValueError(f"nn_ismcts option 'value_weight' must be a number in [0, 1], got {value_weight!r}")
+    return float(value_weight)
+
+
 class NetworkPrior:
     """A network's softmax over the legal actions, as a PUCT prior (see the module docstring).
 
