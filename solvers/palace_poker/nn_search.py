@@ -36,7 +36,7 @@ from gamut.solvers.ismcts import ISMCTS
 from gamut.solvers.palace_poker.heuristic import WORK_SIZE, heuristic_action
 from gamut.solvers.palace_poker.search import DEFAULT_ITERATIONS, PalaceISMCTSBot, PalaceRollout
 from gamut.solvers.rl.shipped import shipped_path, shipped_refusal
-from gamut.solvers.search.prior import NetworkPrior, check_value_weight
+from gamut.solvers.search.prior import NetworkPrior, check_value_weight, leaf_value_network
 
 # Chosen in short paired matches against ismcts (results/nn_ismcts/README.md): the shipped
 # policy is nearly deterministic (logit gaps of 10 to 30), and a larger c_puct or a sharper prior
@@ -114,12 +114,8 @@ class NetworkLeaf:
     """
 
     def __init__(self, network: NetworkPrior, value_weight: float, playouts: PalaceRollout, searcher: int):
-        if network.head != "q":
-            raise ValueError("a network value at the leaves needs Deep Monte-Carlo weights (gamut train --algo dmc); "
-                             "the weights given hold a policy head only")
         self.network = network
-        self.value_weight = check_value_weight(value_weight)
-        self.scale = float(network.metadata["value_scale"])
+        self.value_weight, self.scale = leaf_value_network(network, value_weight)
         self.playouts = playouts
         self.searcher = searcher
         self._legal = np.empty(int(playouts.cfg[L.C_NUM_ACTIONS]), dtype=np.int64)

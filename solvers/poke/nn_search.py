@@ -31,7 +31,7 @@ from gamut.solvers.poke.heuristic import require_poke
 from gamut.solvers.poke.search import PokeISMCTSBot, PokeRollout, play_out_returns
 from gamut.solvers.rl.checkpoint import load_weights
 from gamut.solvers.rl.shipped import shipped_path
-from gamut.solvers.search.prior import NetworkPrior, check_value_weight
+from gamut.solvers.search.prior import NetworkPrior, check_value_weight, leaf_value_network
 
 # The game string of the shipped prior network (the full-deck deal of the ``ppo`` agent).
 SHIPPED_PRIOR_GAME = ("poke(follow=must_beat,hand_size=5,max_deals=100,mode=deal,num_ranks=13,num_suits=4,"
@@ -124,12 +124,8 @@ class NetworkLeaf:
     """
 
     def __init__(self, network: NetworkPrior, value_weight: float, playout: str, count: int):
-        if network.head != "q":
-            raise ValueError("a network value at the leaves needs Deep Monte-Carlo weights (gamut train --algo dmc); "
-                             "the weights given hold a policy head only")
         self.network = network
-        self.value_weight = check_value_weight(value_weight)
-        self.scale = float(network.metadata["value_scale"])
+        self.value_weight, self.scale = leaf_value_network(network, value_weight)
         self.network_trick_value = network.network_game.trick_value
         self.playout = PokeRollout(playout, count)
 

@@ -160,3 +160,16 @@ class NetworkPrior:
         z = self.scores(state, player, legal) / self.temperature
         z = np.exp(z - z.max())
         return ((1.0 - self.mix) * z / z.sum() + self.mix / len(legal)).tolist()
+
+
+def leaf_value_network(network: NetworkPrior, value_weight) -> tuple[float, float]:
+    """``(value_weight, value_scale)`` for a leaf that mixes ``network``'s value into its play-outs.
+
+    ValueError unless the network is a Deep Monte-Carlo Q-network (head ``q``;
+    its Q-values times ``value_scale`` are in the game's returns) and
+    ``value_weight`` a number in [0, 1].
+    """
+    if network.head != "q":
+        raise ValueError("a network value at the leaves needs Deep Monte-Carlo weights (gamut train --algo dmc); "
+                         "the weights given hold a policy head only")
+    return check_value_weight(value_weight), float(network.metadata["value_scale"])
