@@ -47,7 +47,7 @@ YACHT12_OPTIMUM, YAHTZEE_OPTIMUM = 185.9717, 254.5896  # the exact optima claime
 BY_SCORE = "poke_doubling/point_value_by_score.csv"
 NO_GAME = {"games_seat": 0, "games_other": 0}
 IMITATION_YACHT12, IMITATION_YAHTZEE = "rl/imitation_yacht12.json", "rl/imitation_yahtzee.json"
-NN_PALACE, NN_POKE = "nn_ismcts/palace_final_dmc_2000.json", "nn_ismcts/poke_final_beliefs.json"
+NN_PALACE, NN_POKE = "nn_ismcts/palace_final_dmc_2000.json", "nn_ismcts/poke_final_beliefs_450.json"
 ENDGAME = "poker_squares_endgame/summary.csv"
 MC_CROSS_REGRET = {"scoring": "american", "quantity": "regret", "of": "mc_cross (in its game)"}
 CLAIRVOYANT_SLACK = {"scoring": "american", "quantity": "slack", "of": "clairvoyant bound"}
@@ -185,8 +185,8 @@ CLAIMS = [
     ("Poker dice, a policy network alone", "10,000", IMITATION_YACHT12, {}, "evaluation.n", 1),
     *claims("`nn_ismcts`", NN_PALACE, {}, [("0.12", "mean_diff"), ("0.01", "ci95_low", -1), ("0.25", "ci95_high"),
             ("2,000", "n")]),
-    *claims("`nn_ismcts`", NN_POKE, {}, [("68.5", "mean_diff"), ("23.5", "ci95_low", -1), ("160.5", "ci95_high"),
-            ("120", "n"), ("32", "options.nn_ismcts.beliefs")]),
+    *claims("`nn_ismcts`", NN_POKE, {}, [("95.8", "mean_diff"), ("47.0", "ci95_low"), ("144.7", "ci95_high"),
+            ("450", "n"), ("32", "options.nn_ismcts.beliefs")]),
     *claims("Poker Squares, exact endgames", ENDGAME, MC_CROSS_REGRET, [("0.031", "mean"), ("0.020", "ci95_low"),
             ("0.042", "ci95_high")]),
     *claims("Poker Squares, exact endgames", ENDGAME, CLAIRVOYANT_SLACK, [("10.67", "mean"), ("10.42", "ci95_low"),
