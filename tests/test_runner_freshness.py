@@ -200,7 +200,7 @@ def test_gamut_list_reports_an_interrupted_run_and_whether_resume_continues_it(t
 
     assert main(["list", "--out", str(out), "--json"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert (f"    full: interrupted run in {staging}, 2 of {total} trials finished; "
+    assert (f"    full: unfinished run in {staging}, 2 of {total} trials finished; "
             "`gamut run hand_frequencies --resume` continues it") in lines
     listing = {e["experiment"]: e for e in json.loads(lines[-1])["experiments"]}
     assert listing["hand_frequencies"]["results"] == []

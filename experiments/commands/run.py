@@ -229,7 +229,7 @@ def _list(args: argparse.Namespace) -> int:
                     else "--resume refuses it: " + "; ".join(status["reasons"]))
             counted = ("" if status["finished"] is None
                        else f", {status['finished']} of {status['trials']} trials finished")
-            print(f"    {status['profile']}: interrupted run in {status['folder']}{counted}; {then}")
+            print(f"    {status['profile']}: unfinished run in {status['folder']}{counted}; {then}")
         for status in statuses:
             made = f"made {status['finished_utc']}, commit {str(status['commit'])[:12]}"
             if status["fresh"]:
