@@ -92,8 +92,8 @@ def _resume_refusal(experiment: Experiment, manifest: dict, source: Path) -> lis
     return changes
 
 
-def interrupted_run(experiment: Experiment, folder: Path) -> dict | None:
-    """What an interrupted run of ``experiment`` left in the staging folder beside ``folder``; None if nothing.
+def unfinished_run(experiment: Experiment, folder: Path) -> dict | None:
+    """What an unfinished run of ``experiment`` left in the staging folder beside ``folder``; None if nothing.
 
     Read-only (a line cut short by a kill is skipped, not truncated), so
     ``gamut list`` can report a run that is still going as well as one that
@@ -118,8 +118,8 @@ def interrupted_run(experiment: Experiment, folder: Path) -> dict | None:
     status["finished"] = len(finished & wanted)
     try:
         changes = _resume_refusal(experiment, read_json(staging / RUN_MANIFEST), staging / RUN_MANIFEST)
-    except ValueError as err:
-        changes = [str(err)]
+    except ValueError as err:  # an unreadable manifest: say so, not that the config changed
+        return {**status, "resumable": False, "reasons": [str(err)]}
     if changes:
         status.update(resumable=False, reasons=[f"the config changed since its trials were run: {c}"
                                                 for c in changes])

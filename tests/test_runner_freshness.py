@@ -185,7 +185,7 @@ def test_a_changed_summary_is_redone_by_resume_and_a_changed_trial_is_not(tmp_pa
     assert run(False).trials_run == 2 and reasons() == []
 
 
-def test_gamut_list_reports_an_interrupted_run_and_whether_resume_continues_it(tmp_path, capsys):
+def test_gamut_list_reports_an_unfinished_run_and_whether_resume_continues_it(tmp_path, capsys):
     from gamut.experiments.runner import _manifest
 
     out = tmp_path / "results"
@@ -204,7 +204,7 @@ def test_gamut_list_reports_an_interrupted_run_and_whether_resume_continues_it(t
             "`gamut run hand_frequencies --resume` continues it") in lines
     listing = {e["experiment"]: e for e in json.loads(lines[-1])["experiments"]}
     assert listing["hand_frequencies"]["results"] == []
-    assert listing["hand_frequencies"]["interrupted"][0]["finished"] == 2
+    assert listing["hand_frequencies"]["unfinished"][0]["finished"] == 2
     # Listing is read-only: the cut line stays for --resume to drop.
     assert (staging / "trials.jsonl").read_text().endswith('{"tri')
 
@@ -214,3 +214,10 @@ def test_gamut_list_reports_an_interrupted_run_and_whether_resume_continues_it(t
     printed = capsys.readouterr().out
     assert (f"--resume refuses it: the config changed since its trials were run: trials: {params['trials']} -> "
             f"{params['trials'] - 1}") in printed
+
+    # A manifest without its config is named as such, not as a changed config.
+    (staging / "run.json").write_text(json.dumps({"experiment": "hand_frequencies"}))
+    assert main(["list", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "--resume refuses it: " in printed and "no 'params' object" in printed
+    assert "the config changed" not in printed

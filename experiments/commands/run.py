@@ -182,21 +182,21 @@ def result_status(name: str, profile: str, root) -> dict | None:
             "commit": meta.get("git_commit"), "finished_utc": meta.get("finished_utc")}
 
 
-def interrupted_status(name: str, profile: str, root) -> dict | None:
-    """The interrupted run of ``name`` for ``profile`` under ``root`` (``runner.interrupted_run``); None if none.
+def unfinished_status(name: str, profile: str, root) -> dict | None:
+    """The unfinished run of ``name`` for ``profile`` under ``root`` (``runner.unfinished_run``); None if none.
 
     Returns ``{"profile", "folder", "finished", "trials", "resumable", "reasons"}``.
     """
     from gamut.experiments.config import ConfigError
     from gamut.experiments.experiment import load_experiment
-    from gamut.experiments.runner import interrupted_run
+    from gamut.experiments.runner import unfinished_run
     from gamut.experiments.store import RUN_MANIFEST, results_dir, staging_dir
 
     folder = results_dir(root, name, profile)
     if not (staging_dir(folder) / RUN_MANIFEST).exists():
         return None
     try:
-        status = interrupted_run(load_experiment(name, profile), folder)
+        status = unfinished_run(load_experiment(name, profile), folder)
     except ConfigError as err:
         return {"profile": profile, "folder": str(staging_dir(folder)), "finished": None, "trials": None,
                 "resumable": False, "reasons": [f"today's config does not load: {err}"]}
@@ -217,13 +217,13 @@ def _list(args: argparse.Namespace) -> int:
         except (ConfigError, OSError, tomllib.TOMLDecodeError) as err:
             description = f"(config unreadable: {err})"
         statuses = [s for s in (result_status(name, p, args.out) for p in ("full", "quick")) if s is not None]
-        interrupted = [s for s in (interrupted_status(name, p, args.out) for p in ("full", "quick")) if s is not None]
+        unfinished = [s for s in (unfinished_status(name, p, args.out) for p in ("full", "quick")) if s is not None]
         listing.append({"experiment": name, "description": description, "results": statuses,
-                        "interrupted": interrupted})
+                        "unfinished": unfinished})
         print(f"{name:<24} {description}")
-        if not statuses and not interrupted:
+        if not statuses and not unfinished:
             print("    no results yet")
-        for status in interrupted:
+        for status in unfinished:
             flag = " --quick" if status["profile"] == "quick" else ""
             then = (f"`gamut run {name}{flag} --resume` continues it" if status["resumable"]
                     else "--resume refuses it: " + "; ".join(status["reasons"]))
