@@ -48,6 +48,7 @@ BY_SCORE = "poke_doubling/point_value_by_score.csv"
 NO_GAME = {"games_seat": 0, "games_other": 0}
 IMITATION_YACHT12, IMITATION_YAHTZEE = "rl/imitation_yacht12.json", "rl/imitation_yahtzee.json"
 NN_PALACE, NN_POKE = "nn_ismcts/palace_final_dmc_2000.json", "nn_ismcts/poke_final_beliefs_450.json"
+NN_POKE_PLAY = "nn_ismcts/poke_play_budget.json"
 ENDGAME = "poker_squares_endgame/summary.csv"
 MC_CROSS_REGRET = {"scoring": "american", "quantity": "regret", "of": "mc_cross (in its game)"}
 CLAIRVOYANT_SLACK = {"scoring": "american", "quantity": "slack", "of": "clairvoyant bound"}
@@ -187,6 +188,8 @@ CLAIMS = [
             ("2,000", "n")]),
     *claims("`nn_ismcts`", NN_POKE, {}, [("95.8", "mean_diff"), ("47.0", "ci95_low"), ("144.7", "ci95_high"),
             ("450", "n"), ("32", "options.nn_ismcts.beliefs")]),
+    *claims("`nn_ismcts`", NN_POKE_PLAY, {}, [("200", "iterations_per_move"), ("32.1", "mean_diff", -1),
+            ("104.3", "ci95_low", -1), ("40.1", "ci95_high"), ("240", "n")]),
     *claims("Poker Squares, exact endgames", ENDGAME, MC_CROSS_REGRET, [("0.031", "mean"), ("0.020", "ci95_low"),
             ("0.042", "ci95_high")]),
     *claims("Poker Squares, exact endgames", ENDGAME, CLAIRVOYANT_SLACK, [("10.67", "mean"), ("10.42", "ci95_low"),
