@@ -25,13 +25,13 @@ in the tree more as they play, at the price of its calls.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+
+from gamut.experiments.studies.agreement import (agreement, agreement_parser, checked_args, uniform_chance,
+                                                write_report)
 
 GAME = "palace_poker(players=4)"
 PHASES = ("turn", "battle", "discard")
@@ -49,7 +49,6 @@ def measure(deals: int, iterations: int, seed: int, weights: str) -> dict:
     from gamut.solvers.palace_poker.heuristic import WORK_SIZE, heuristic_action, make_params
     from gamut.solvers.palace_poker.nn_search import palace_prior
     from gamut.solvers.palace_poker.search import DEFAULT_ROLLOUT_SAMPLES
-    from gamut.solvers.stats import proportion_ci
 
     game = load_game(GAME)
     cfg = game.cfg
@@ -67,9 +66,7 @@ def measure(deals: int, iterations: int, seed: int, weights: str) -> dict:
                 for p in range(game.num_players())]
         state = game.new_initial_state()
         while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            if uniform_chance(state, rng):
                 continue
             player = state.current_player()
             action = bots[player].step(state)
@@ -92,35 +89,19 @@ def measure(deals: int, iterations: int, seed: int, weights: str) -> dict:
     for name, by_phase in agree.items():
         every = [hit for phase in PHASES for hit in by_phase[phase]]
         rows = {"all": every, **{phase: by_phase[phase] for phase in PHASES if by_phase[phase]}}
-        out[name] = {}
-        for key, hits in rows.items():
-            est = proportion_ci(int(sum(hits)), len(hits))
-            out[name][key] = {"agreement": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high,
-                              "n": len(hits)}
+        out[name] = {key: agreement(hits) for key, hits in rows.items()}
         out[name]["seconds_per_call"] = float(np.mean(seconds[name]))
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", type=int, default=100)
-    parser.add_argument("--iterations", type=int, default=300, help="ismcts iterations a decision")
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--weights", default="results/rl/dmc_palace_poker_4.npz",
-                        help="dmc network of the network model (default: %(default)s)")
-    parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
-    args = parser.parse_args(argv)
-    if args.deals < 1 or args.iterations < 1:
-        parser.error(f"--deals and --iterations must be >= 1, got {args.deals} and {args.iterations}")
-    from gamut.experiments.provenance import command_record
-
-    report = {**measure(args.deals, args.iterations, args.seed, args.weights),
-              **command_record(["python -m gamut.experiments.studies.palace_model_agreement", *sys.argv[1:]])}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
-    print(json.dumps({k: report[k] for k in ("decisions", "heuristic", "network")}))
+    parser = agreement_parser(__doc__.split("\n\n")[0], 100, "results/rl/dmc_palace_poker_4.npz",
+                              "dmc network of the network model")
+    args = checked_args(parser, argv)
+    write_report(args.out, "gamut.experiments.studies.palace_model_agreement",
+                 sys.argv[1:] if argv is None else argv,
+                 measure(args.deals, args.iterations, args.seed, args.weights), ("decisions", "heuristic", "network"))
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -33,11 +33,12 @@ never matches).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
 import numpy as np
+
+from gamut.experiments.studies.agreement import (agreement, agreement_parser, checked_args, uniform_chance,
+                                                write_report)
 
 GAME = "poke(mode=deal,trick_value=34.0)"
 
@@ -78,7 +79,6 @@ def measure(deals: int, iterations: int, seed: int, weights: str, pool_sizes: tu
     from gamut.solvers.poke.heuristic import DEFAULT_PARAMS
     from gamut.solvers.poke.nn_search import BELIEF_TRIES, deal_prior
     from gamut.solvers.poke.search import DealState
-    from gamut.solvers.stats import proportion_ci
 
     game = load_game(GAME)
     models = {"heuristic": HeuristicDraws(game.cfg, np.array(DEFAULT_PARAMS, dtype=np.int64)),
@@ -95,9 +95,7 @@ def measure(deals: int, iterations: int, seed: int, weights: str, pool_sizes: tu
         bots = ismcts_bots()
         state = game.new_initial_state()
         while not state.is_terminal() and state.state[K.S_PHASE] != K.PH_TRICK:
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            if uniform_chance(state, rng):
                 continue
             player = state.current_player()
             action = bots[player].step(state)
@@ -122,8 +120,7 @@ def measure(deals: int, iterations: int, seed: int, weights: str, pool_sizes: tu
     out = {"game": GAME, "deals": deals, "iterations": iterations, "seed": seed, "weights": weights,
            "draw_decisions": len(agree["heuristic"])}
     for name, values in agree.items():
-        est = proportion_ci(int(sum(values)), len(values))
-        out[name] = {"agreement": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high}
+        out[name] = agreement(values)
     out["pool_seconds"] = {key: {"mean": float(np.mean(v)), "median": float(np.median(v)), "n": len(v)}
                            for key, v in seconds.items() if v}
     if kept_sizes:
@@ -145,31 +142,18 @@ def _sizes(parser: argparse.ArgumentParser, flag: str, text: str) -> tuple[int, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", type=int, default=150)
-    parser.add_argument("--iterations", type=int, default=300, help="ismcts iterations a decision")
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--weights", default="results/nn_ismcts/networks/dmc_poke_deal_tv34.npz",
-                        help="network of the network model (default: %(default)s)")
+    parser = agreement_parser(__doc__.split("\n\n")[0], 150, "results/nn_ismcts/networks/dmc_poke_deal_tv34.npz",
+                              "network of the network model")
     parser.add_argument("--pool-sizes", default="", help="belief pool sizes to time, comma-separated (e.g. 32,128)")
     parser.add_argument("--kept-sizes", default="",
                         help="sizes of pools kept along the deal to time, comma-separated (e.g. 64,128)")
-    parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
-    args = parser.parse_args(argv)
-    if args.deals < 1 or args.iterations < 1:
-        parser.error(f"--deals and --iterations must be >= 1, got {args.deals} and {args.iterations}")
+    args = checked_args(parser, argv)
     sizes, kept = (_sizes(parser, flag, text) for flag, text in (("--pool-sizes", args.pool_sizes),
                                                                   ("--kept-sizes", args.kept_sizes)))
-    from gamut.experiments.provenance import command_record
-
-    report = {**measure(args.deals, args.iterations, args.seed, args.weights, sizes, kept),
-              **command_record(["python -m gamut.experiments.studies.poke_belief_agreement", *sys.argv[1:]])}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
-    print(json.dumps({k: report[k] for k in ("draw_decisions", "heuristic", "network", "pool_seconds", "kept_pools")
-                      if k in report}))
+    write_report(args.out, "gamut.experiments.studies.poke_belief_agreement", sys.argv[1:] if argv is None else argv,
+                 measure(args.deals, args.iterations, args.seed, args.weights, sizes, kept),
+                 ("draw_decisions", "heuristic", "network", "pool_seconds", "kept_pools"))
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())
