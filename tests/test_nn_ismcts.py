@@ -332,6 +332,9 @@ def test_the_match_driver_resumes_and_collects(tmp_path):
     assert again["resolved_options"]["nn_ismcts"]["c_puct"] == 0.5
     assert again["resolved_options"]["nn_ismcts"]["iterations"] == 5
     assert {"toolkit_version", "game_versions", "git_commit"} <= set(again)
+    # Each row names the commit its run started from; the summary counts them (one commit here, both runs).
+    commits = {json.loads(line)["commit"] for line in rows}
+    assert len(commits) == 1 and again["sample_commits"] == {str(commits.pop()): 2}
     table = collect(tmp_path)
     assert [row["n"] for row in table] == [2] and (tmp_path / "matches.png").is_file()
     with pytest.raises(ValueError, match="one budget"):

@@ -23,9 +23,13 @@ rubber's, for tuning).
 Each finished sample is appended to ``<out>.jsonl`` at once, so an
 interrupted run resumes where it stopped; ``<out>.json`` holds the summary
 and the provenance (toolkit and game versions, git commit, seeds, options,
-machine). ``--workers N`` plays the samples in N processes of one thread
-each (a sample depends only on the seed and its index, so at a fixed
-iteration count the rows are the same with any N). ``--speed`` measures instead the iterations a second of both
+machine). Its ``git_commit`` is the checkout's when the summary was
+written; each row records the commit its run started from (``commit``), and
+the summary counts the rows of each (``sample_commits``), so a run resumed
+or left going across commits says which code played which samples.
+``--workers N`` plays the samples in N processes of one thread each (a
+sample depends only on the seed and its index, so at a fixed iteration
+count the rows are the same with any N). ``--speed`` measures instead the iterations a second of both
 searches on the same positions. Both sides search for ``--seconds`` of wall time a move on one
 thread: time-budgeted play depends on the machine's load and is not
 reproducible move for move; the deals and the bots' seeds are.
@@ -37,6 +41,7 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -120,7 +125,7 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
     """
     import gamut.envs  # noqa: F401  (registers the games)
     from gamut.envs.loading import load_game
-    from gamut.experiments.provenance import command_record
+    from gamut.experiments.provenance import command_record, git_commit
     from gamut.solvers.stats import mean_ci
 
     from gamut.solvers.paired_match import paired_match
@@ -150,7 +155,9 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
 
         pool = multiprocessing.get_context("fork").Pool(workers, _start_worker, init)
         rows = pool.imap_unordered(_play_sample, todo)
+    commit = git_commit()
     for row in rows:
+        row["commit"] = commit
         done[row["index"]] = row
         with log.open("a") as handle:
             handle.write(json.dumps(row) + "\n")
@@ -173,6 +180,7 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
                "play_seconds": sum(done[i]["seconds"] for i in range(pairs)),
                "this_run_seconds": time.perf_counter() - start, "threads": 1, "workers": workers,
                "reproducible": "deals and bot seeds are; time-budgeted moves are not",
+               "sample_commits": dict(Counter(str(done[i].get("commit", "not recorded")) for i in range(pairs))),
                **command_record(["python -m gamut.experiments.studies.nn_ismcts_match", *sys.argv[1:]])}
     Path(f"{out}.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary
