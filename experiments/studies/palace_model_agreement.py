@@ -103,5 +103,6 @@ def main(argv: list[str] | None = None) -> int:
                  measure(args.deals, args.iterations, args.seed, args.weights), ("decisions", "heuristic", "network"))
     return 0
 
+
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -155,5 +155,6 @@ def main(argv: list[str] | None = None) -> int:
                  ("draw_decisions", "heuristic", "network", "pool_seconds", "kept_pools"))
     return 0
 
+
 if __name__ == "__main__":
     raise SystemExit(main())
