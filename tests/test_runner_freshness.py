@@ -221,3 +221,47 @@ def test_gamut_list_reports_an_unfinished_run_and_whether_resume_continues_it(tm
     printed = capsys.readouterr().out
     assert "--resume refuses it: " in printed and "no 'params' object" in printed
     assert "the config changed" not in printed
+
+
+def test_gamut_list_finds_runs_made_with_another_config_in_another_folder(tmp_path, capsys):
+    out = tmp_path / "results"
+    default = load_experiment("hand_frequencies")
+    text = (REPO / "experiments" / "configs" / "hand_frequencies.toml").read_text().replace(
+        "trials = 20 ", "trials = 3 ")
+    custom = out / "studies" / "three_batches"
+    custom.mkdir(parents=True)
+    (custom / "config.toml").write_text(text)
+    experiment = load_experiment("hand_frequencies", "full", custom / "config.toml")
+    assert experiment.config.params["trials"] == 3 != default.config.params["trials"]
+
+    def metadata(params):
+        return json.dumps({
+            "experiment": "hand_frequencies", "profile": "full", "experiment_version": experiment.version,
+            "git_commit": "abc", "finished_utc": "2026-12-01T00:00:00Z", "config": {"params": params},
+            "fingerprints": {"code": provenance.code_fingerprint(experiment.module.__name__, params)}})
+
+    (custom / "metadata.json").write_text(metadata(experiment.config.params))
+    # Without a config beside it, a run is judged by the parameters it records: only code or version stale it.
+    recorded = out / "studies" / "no_config"
+    recorded.mkdir()
+    (recorded / "metadata.json").write_text(metadata({**default.config.params, "trials": 5}))
+    # A config beside it that no longer matches what the run recorded stales it, naming the field.
+    changed = out / "studies" / "changed"
+    changed.mkdir()
+    (changed / "config.toml").write_text(text.replace("trials = 3 ", "trials = 4 "))
+    (changed / "metadata.json").write_text(metadata(experiment.config.params))
+    hidden = out / ".hand_frequencies.partial"
+    hidden.mkdir()
+    (hidden / "metadata.json").write_text(metadata(experiment.config.params))
+
+    assert main(["list", "--out", str(out), "--json"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    entry = next(e for e in json.loads(lines[-1])["experiments"] if e["experiment"] == "hand_frequencies")
+    runs = {Path(run["folder"]).name: run for run in entry["other_runs"]}
+    assert set(runs) == {"three_batches", "no_config", "changed"} and entry["results"] == []
+    assert runs["three_batches"]["fresh"] and runs["no_config"]["fresh"] and runs["no_config"]["config"] is None
+    assert not runs["changed"]["fresh"] and runs["changed"]["reasons"] == ["config changed (trials: 3 -> 4)"]
+    text_out = "\n".join(lines)
+    assert "    no results yet in its own folder" in text_out
+    assert f"    full, another config: {custom}: fresh against its {custom / 'config.toml'}" in text_out
+    assert f"    full, another config: {recorded}: fresh against the config it records" in text_out

@@ -159,9 +159,6 @@ def result_status(name: str, profile: str, root) -> dict | None:
 
     Returns ``{"profile", "fresh": bool, "reasons": [str], "commit", "finished_utc"}``.
     """
-    from gamut.experiments import provenance
-    from gamut.experiments.config import ConfigError
-    from gamut.experiments.experiment import load_experiment
     from gamut.experiments.store import METADATA, read_json, results_dir
 
     path = results_dir(root, name, profile) / METADATA
@@ -171,15 +168,69 @@ def result_status(name: str, profile: str, root) -> dict | None:
         meta = read_json(path)
     except ValueError as err:
         return {"profile": profile, "fresh": False, "reasons": [str(err)], "commit": None, "finished_utc": None}
+    return {"profile": profile, **_freshness(name, profile, meta)}
+
+
+def _freshness(name: str, profile: str, meta: dict, config_path=None, recorded: bool = False) -> dict:
+    """``{"fresh", "reasons", "commit", "finished_utc"}`` of results with metadata ``meta``.
+
+    They are judged against the config at ``config_path`` (default: the experiment's own), or, with
+    ``recorded``, against the parameters they record, so that only a change of code or version stales them.
+    """
+    from gamut.experiments import provenance
+    from gamut.experiments.config import ConfigError
+    from gamut.experiments.experiment import load_experiment
+
     try:
-        experiment = load_experiment(name, profile)
+        experiment = load_experiment(name, profile, config_path)
     except ConfigError as err:
         reasons = [f"today's config does not load: {err}"]
     else:
-        code = provenance.code_fingerprint(experiment.module.__name__, experiment.config.params)
-        reasons = provenance.staleness(meta, experiment.config.params, experiment.version, code)
-    return {"profile": profile, "fresh": not reasons, "reasons": reasons,
-            "commit": meta.get("git_commit"), "finished_utc": meta.get("finished_utc")}
+        params = experiment.config.params
+        if recorded and isinstance(meta.get("config"), dict) and isinstance(meta["config"].get("params"), dict):
+            params = meta["config"]["params"]
+        code = provenance.code_fingerprint(experiment.module.__name__, params)
+        reasons = provenance.staleness(meta, params, experiment.version, code)
+    return {"fresh": not reasons, "reasons": reasons, "commit": meta.get("git_commit"),
+            "finished_utc": meta.get("finished_utc")}
+
+
+def other_runs(root) -> dict[str, list[dict]]:
+    """Results under ``root`` that a run with another config wrote to another folder, by experiment name.
+
+    ``gamut run NAME --config C --out F`` keeps its results where ``F`` puts
+    them, not in ``root/NAME``; a folder whose ``metadata.json`` names an
+    experiment and is not that experiment's own folder is such a run. It is
+    judged against the ``config.toml`` kept beside it, else against the
+    parameters it records (then only a change of code or version stales it).
+    Each entry is ``{"folder", "config", "profile", "fresh", "reasons", "commit", "finished_utc"}``.
+    """
+    from pathlib import Path
+
+    from gamut.experiments.config import PROFILES
+    from gamut.experiments.experiment import EXPERIMENTS
+    from gamut.experiments.store import METADATA, read_json, results_dir
+
+    root = Path(root)
+    found: dict[str, list[dict]] = {}
+    for path in sorted(root.rglob(METADATA)):
+        folder = path.parent
+        if any(part.startswith(".") for part in folder.relative_to(root).parts):
+            continue  # staging and retired folders of the runner
+        try:
+            meta = read_json(path)
+        except ValueError:
+            continue
+        name = meta.get("experiment")
+        if name not in EXPERIMENTS or folder in {results_dir(root, name, p) for p in PROFILES}:
+            continue
+        profile = meta.get("profile") if meta.get("profile") in PROFILES else "full"
+        config = folder / "config.toml"
+        status = (_freshness(name, profile, meta, config) if config.is_file()
+                  else _freshness(name, profile, meta, recorded=True))
+        found.setdefault(name, []).append({"folder": str(folder), "config": str(config) if config.is_file() else None,
+                                           "profile": profile, **status})
+    return found
 
 
 def unfinished_status(name: str, profile: str, root) -> dict | None:
@@ -210,6 +261,7 @@ def _list(args: argparse.Namespace) -> int:
     from gamut.experiments.experiment import EXPERIMENTS, resolve_module
 
     listing = []
+    elsewhere = other_runs(args.out)
     for name in EXPERIMENTS:
         try:
             description = tomllib.loads((CONFIG_DIR / f"{resolve_module(name).NAME}.toml").read_text()).get(
@@ -218,11 +270,12 @@ def _list(args: argparse.Namespace) -> int:
             description = f"(config unreadable: {err})"
         statuses = [s for s in (result_status(name, p, args.out) for p in ("full", "quick")) if s is not None]
         unfinished = [s for s in (unfinished_status(name, p, args.out) for p in ("full", "quick")) if s is not None]
+        others = elsewhere.get(name, [])
         listing.append({"experiment": name, "description": description, "results": statuses,
-                        "unfinished": unfinished})
+                        "unfinished": unfinished, "other_runs": others})
         print(f"{name:<24} {description}")
         if not statuses and not unfinished:
-            print("    no results yet")
+            print("    no results yet" + (" in its own folder" if others else ""))
         for status in unfinished:
             flag = " --quick" if status["profile"] == "quick" else ""
             then = (f"`gamut run {name}{flag} --resume` continues it" if status["resumable"]
@@ -236,6 +289,12 @@ def _list(args: argparse.Namespace) -> int:
                 print(f"    {status['profile']}: fresh ({made})")
             else:
                 print(f"    {status['profile']}: stale ({made}): " + "; ".join(status["reasons"]))
+        for run in others:
+            made = f"made {run['finished_utc']}, commit {str(run['commit'])[:12]}"
+            judged = f"its {run['config']}" if run["config"] else "the config it records"
+            state = "fresh" if run["fresh"] else "stale"
+            why = "" if run["fresh"] else ": " + "; ".join(run["reasons"])
+            print(f"    {run['profile']}, another config: {run['folder']}: {state} against {judged} ({made}){why}")
     if args.json:
         print(json.dumps({"experiments": listing}))
     return 0
