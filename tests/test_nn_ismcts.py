@@ -345,6 +345,24 @@ def test_the_match_driver_resumes_and_collects(tmp_path):
     assert not (tmp_path / "y.jsonl").exists()
 
 
+def test_the_match_driver_gives_agent_a_its_own_iteration_count(tmp_path):
+    from gamut.experiments.studies.nn_ismcts_match import collect, main, run
+
+    summary = run("palace_poker", 0.0, 1, 3, {}, {}, tmp_path / "small", iterations=6, a_iterations=3)
+    assert summary["options"]["nn_ismcts"]["iterations"] == 3 and summary["options"]["ismcts"]["iterations"] == 6
+    assert summary["resolved_options"]["nn_ismcts"]["iterations"] == 3
+    assert (summary["iterations_per_move"], summary["a_iterations_per_move"]) == (6, 3)
+    assert collect(tmp_path)[0]["budget"] == "A 3, B 6 it/move"
+    with pytest.raises(ValueError, match="needs an iteration budget"):
+        run("palace_poker", 0.1, 1, 3, {}, {}, tmp_path / "timed", a_iterations=3)
+    with pytest.raises(ValueError, match="cannot search two iteration counts"):
+        run("palace_poker", 0.0, 1, 3, {}, {}, tmp_path / "same", iterations=6, a_iterations=3, a_name="ismcts")
+    for bad in (["--a-iterations", "3"], ["--iterations", "6", "--a-iterations", "-1"]):
+        with pytest.raises(SystemExit):
+            main(["palace_poker", "--pairs", "1", *bad, "--out", str(tmp_path / "bad")])
+    assert not (tmp_path / "timed.jsonl").exists() and not (tmp_path / "bad.jsonl").exists()
+
+
 def test_the_match_driver_plays_the_same_rows_in_worker_processes(tmp_path):
     from gamut.experiments.studies.nn_ismcts_match import run
 

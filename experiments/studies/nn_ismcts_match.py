@@ -18,7 +18,8 @@ B's. The report is the mean with a 95% t interval over the samples (``n`` =
 pairs or deals). ``--game-string`` plays the same samples on another variant
 of the game (for Poke, ``poke(mode=deal,trick_value=34.0)``: pairs of single
 deals valued as the search values them, a sample spread far narrower than a
-rubber's, for tuning).
+rubber's, for tuning). With ``--iterations``, ``--a-iterations`` gives A a
+count of its own (a search of another size against the same opponent).
 
 Each finished sample is appended to ``<out>.jsonl`` at once, so an
 interrupted run resumes where it stopped; ``<out>.json`` holds the summary
@@ -116,10 +117,11 @@ def _play_sample(i: int) -> dict:
 
 def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b_options: dict,
         out: Path, a_name: str = "nn_ismcts", b_name: str = "ismcts", iterations: int = 0,
-        game_string: str = "", workers: int = 1) -> dict:
+        game_string: str = "", workers: int = 1, a_iterations: int = 0) -> dict:
     """Play (or resume) the match; returns the summary written to ``<out>.json``.
 
-    Both sides search ``seconds`` a move, or, with ``seconds`` 0, ``iterations`` a move.
+    Both sides search ``seconds`` a move, or, with ``seconds`` 0, ``iterations`` a move; ``a_iterations``
+    (above 0, with an iteration budget only) gives A a count of its own, B keeping ``iterations``.
     ``game_string`` (empty: the declared match's game) plays the samples on another variant.
     ``workers`` processes play the samples (rows are appended as they finish, in any order).
     """
@@ -138,8 +140,15 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
     game = load_game(game_string or match.game)
     if game.get_type().short_name != load_game(match.game).get_type().short_name:
         raise ValueError(f"--game-string {game_string!r} is not a variant of {match.game}")
+    if a_iterations < 0 or (a_iterations > 0 and seconds > 0):
+        raise ValueError(f"A's own iteration count needs an iteration budget and must be > 0; got "
+                         f"a_iterations={a_iterations} with seconds={seconds}")
     budget = {"seconds": seconds} if seconds > 0 else {"seconds": 0.0, "iterations": iterations}
     opts = _side_options(a_name, b_name, a_options, b_options, budget)
+    if a_iterations:
+        if a_name == b_name:
+            raise ValueError(f"--a and --b are both {a_name!r}: one agent name cannot search two iteration counts")
+        opts[a_name]["iterations"] = a_iterations
     out.parent.mkdir(parents=True, exist_ok=True)
     # Appended, not swapped: an out path like "palace_c0.5" has a dot of its own.
     log = Path(f"{out}.jsonl")
@@ -174,6 +183,7 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
                 for name, options in opts.items()}
     summary = {"game": str(game), "agent_a": a_name, "agent_b": b_name, "options": opts,
                "resolved_options": resolved, "seconds_per_move": seconds, "iterations_per_move": iterations,
+               "a_iterations_per_move": a_iterations or iterations,
                "seed": seed, "n": est.n,
                "unit": match.unit if str(game) == str(load_game(match.game)) else f"{match.unit}; played on {game}",
                "mean_diff": est.value, "ci95_low": est.ci95_low, "ci95_high": est.ci95_high,
@@ -248,7 +258,9 @@ def collect(folder: Path) -> list[dict]:
             continue
         a_opts = {k: v for k, v in summary["options"][summary["agent_a"]].items() if k not in ("seconds", "iterations")}
         iterations = summary.get("iterations_per_move", 0)
-        budget = f"{iterations} it/move" if iterations else f"{summary['seconds_per_move']} s/move"
+        a_iterations = summary.get("a_iterations_per_move", iterations)
+        budget = (f"{summary['seconds_per_move']} s/move" if not iterations else f"{iterations} it/move"
+                  if a_iterations == iterations else f"A {a_iterations}, B {iterations} it/move")
         rows.append({"file": str(path.relative_to(folder)), "game": summary["game"].split("(")[0],
                      "game_string": summary["game"], "unit": summary.get("unit", ""),
                      "agent_a": summary["agent_a"], "agent_b": summary["agent_b"],
@@ -295,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=0.0, help="wall seconds per move, both sides")
     parser.add_argument("--iterations", type=int, default=0,
                         help="search iterations per move, both sides (instead of --seconds)")
+    parser.add_argument("--a-iterations", type=int, default=0,
+                        help="agent A's own iterations per move, with --iterations (B keeps --iterations)")
     parser.add_argument("--pairs", type=int, required=True, help="samples: Poke pairs of rubbers, Palace Poker deals")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--a-option", action="append", default=[], metavar="NAME=VALUE")
@@ -313,13 +327,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--pairs must be >= 1, got {args.pairs}")
     if args.workers < 1:
         parser.error(f"--workers must be >= 1, got {args.workers}")
+    if args.a_iterations < 0 or (args.a_iterations and args.iterations < 1):
+        parser.error(f"--a-iterations must be >= 1 and goes with --iterations, got --a-iterations "
+                     f"{args.a_iterations} with --iterations {args.iterations}")
     if args.speed:
         summary = speed(args.game, args.seconds, args.pairs, args.seed, _options(args.a_option),
                         _options(args.b_option), args.out, args.a, args.b)
         print(json.dumps(summary["iterations_per_second"]))
         return 0
     summary = run(args.game, args.seconds, args.pairs, args.seed, _options(args.a_option), _options(args.b_option),
-                  args.out, args.a, args.b, args.iterations, args.game_string, args.workers)
+                  args.out, args.a, args.b, args.iterations, args.game_string, args.workers, args.a_iterations)
     print(json.dumps({k: summary[k] for k in ("agent_a", "agent_b", "options", "n", "mean_diff", "ci95_low",
                                              "ci95_high", "play_seconds")}))
     return 0
