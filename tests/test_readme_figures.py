@@ -49,6 +49,7 @@ NO_GAME = {"games_seat": 0, "games_other": 0}
 IMITATION_YACHT12, IMITATION_YAHTZEE = "rl/imitation_yacht12.json", "rl/imitation_yahtzee.json"
 NN_PALACE, NN_POKE = "nn_ismcts/palace_final_dmc_2000.json", "nn_ismcts/poke_final_beliefs_450.json"
 NN_POKE_PLAY = "nn_ismcts/poke_play_budget.json"
+NN_PAGE, NN_CONTROL = "nn_ismcts/README.md", {"`nn_ismcts` (the same prior, a kept pool of 32)": "network pool minus heuristic pool (paired)"}
 ENDGAME = "poker_squares_endgame/summary.csv"
 MC_CROSS_REGRET = {"scoring": "american", "quantity": "regret", "of": "mc_cross (in its game)"}
 CLAIRVOYANT_SLACK = {"scoring": "american", "quantity": "slack", "of": "clairvoyant bound"}
@@ -190,6 +191,8 @@ CLAIMS = [
             ("450", "n"), ("32", "options.nn_ismcts.beliefs")]),
     *claims("`nn_ismcts`", NN_POKE_PLAY, {}, [("200", "iterations_per_move"), ("32.1", "mean_diff", -1),
             ("104.3", "ci95_low", -1), ("40.1", "ci95_high"), ("240", "n")]),
+    *claims("`nn_ismcts`", NN_PAGE, NN_CONTROL, [("10.0", "mean difference against `ismcts` (points a deal)"),
+            ("1.1", "95% CI low"), ("18.8", "95% CI high"), ("300", "n (pairs of deals)")]),
     *claims("Poker Squares, exact endgames", ENDGAME, MC_CROSS_REGRET, [("0.031", "mean"), ("0.020", "ci95_low"),
             ("0.042", "ci95_high")]),
     *claims("Poker Squares, exact endgames", ENDGAME, CLAIRVOYANT_SLACK, [("10.67", "mean"), ("10.42", "ci95_low"),
