@@ -222,8 +222,10 @@ def other_runs(root) -> dict[str, list[dict]]:
         except ValueError:
             continue
         name = meta.get("experiment")
-        if name not in EXPERIMENTS or folder in {results_dir(root, name, p) for p in PROFILES}:
+        if not isinstance(name, str) or name not in EXPERIMENTS:
             continue
+        if folder in {results_dir(root, name, p) for p in PROFILES}:
+            continue  # the experiment's own folder, which result_status reports
         profile = meta.get("profile") if meta.get("profile") in PROFILES else "full"
         config = folder / "config.toml"
         status = (_freshness(name, profile, meta, config) if config.is_file()
