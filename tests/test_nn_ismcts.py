@@ -232,6 +232,7 @@ def test_nn_ismcts_is_listed_where_a_prior_network_ships():
     ("palace_poker(players=4)", {"mix": 2.0}, "uniform mix"),
     ("palace_poker(players=4)", {"rollout": "smart"}, "rollout"),
     ("palace_poker(players=4)", {"iterations": 0}, "iterations"),
+    ("palace_poker(players=4)", {"beliefs": -1}, "beliefs"),
 ])
 def test_bad_options_are_refused_with_a_clear_error(game_string, options, message):
     with pytest.raises(ValueError, match=message):
@@ -302,6 +303,16 @@ def test_palace_nn_ismcts_plays_a_full_hand_at_every_seat_through_pyspiel():
     game = load_game("palace_poker(players=4)")
     bots = [make_bot(game, "nn_ismcts", p, p, iterations=20) for p in range(4)]
     returns = _play_through_pyspiel(game, bots, np.random.default_rng(1))
+    assert sum(returns) == pytest.approx(0.0)
+
+
+def test_palace_nn_ismcts_with_a_belief_pool_is_seeded_and_plays_full_hands():
+    first = _first_searched_move("palace_poker(players=4)", 11, 2, iterations=60, beliefs=8)
+    assert first == _first_searched_move("palace_poker(players=4)", 11, 2, iterations=60, beliefs=8)
+    assert sum(first[1]) == 60
+    game = load_game("palace_poker(players=4)")
+    bots = [make_bot(game, "nn_ismcts", p, p, iterations=20, beliefs=4) for p in range(4)]
+    returns = _play_through_pyspiel(game, bots, np.random.default_rng(2))
     assert sum(returns) == pytest.approx(0.0)
 
 

@@ -410,3 +410,76 @@ def test_a_modelled_seat_given_a_move_illegal_in_this_deal_plays_the_model_move(
                 own.apply_action(illegal[-1])
         checked += 1
     assert checked >= 20
+
+
+def test_a_belief_pool_replaces_fresh_deals_for_its_player_only():
+    game, states = decision_positions("palace_poker(players=4)", 20, 10)
+    sampler = pyspiel.UniformProbabilitySampler(5, 0.0, 1.0)
+    spread = 0
+    for state in states:
+        p = state.current_player()
+        root = S.ModelledState.from_history(game, state.history(), p, H.make_params(), 1)
+        pool = [root.modelled_deal(p, seed) for seed in (11, 12, 13)]
+        for position in pool:
+            check = S.ModelledState.from_history(game, state.history(), p, H.make_params(), 1)
+            check.state[:] = position
+            assert check.information_state_string(p) == root.information_state_string(p)
+        root.with_beliefs(pool, p)
+        distinct = {position.tobytes() for position in pool}
+        drawn = set()
+        for _ in range(30):
+            det = root.resample_from_infostate(p, sampler)
+            assert isinstance(det, S.ModelledState) and det.searcher == p
+            drawn.add(det.state.tobytes())
+        assert drawn == distinct
+        spread += len(distinct) > 1
+        # Another seat's determinizations are dealt afresh, consistent with that seat's information.
+        other = (p + 1) % 4
+        det = root.resample_from_infostate(other, sampler)
+        for c in range(52):
+            if (int(state.state[L.S_PUBLIC] | state.state[L.S_KNOWN + other]) >> c) & 1:
+                assert det.state[L.S_LOC + c] == state.state[L.S_LOC + c]
+        root.with_beliefs([], p)
+        draws = iter([0.25, 0.75])
+        np.testing.assert_array_equal(root.resample_from_infostate(p, lambda: next(draws)).state,
+                                      root.modelled_deal(p, int(0.25 * 2**31) << 31 | int(0.75 * 2**31)))
+    assert spread >= 10
+
+
+def test_a_fresh_determinization_is_the_modelled_deal_of_its_seed():
+    game, states = decision_positions("palace_poker(players=4)", 6, 14)
+    for state in states:
+        p = state.current_player()
+        root = S.ModelledState.from_history(game, state.history(), p, H.make_params(), 1)
+        draws = iter([0.25, 0.75])
+        det = root.resample_from_infostate(p, lambda: next(draws))
+        seed = int(0.25 * 2**31) << 31 | int(0.75 * 2**31)
+        np.testing.assert_array_equal(det.state, root.modelled_deal(p, seed))
+
+
+def test_the_search_key_of_the_searcher_fixes_its_legal_actions():
+    # Within one search, every state the searcher's key names must offer the same moves:
+    # battles between other seats are decided by the hidden palaces a determinization deals,
+    # so who is still in the hand can differ after the same moves. The continuations differ
+    # only in those palaces: chance gives its first outcome, the searcher stays when it may
+    # (leaving the battles to the others), else makes a fixed choice.
+    game, states = decision_positions("palace_poker(players=4)", 60, 21, min_moves=4, max_moves=30)
+    sampler = pyspiel.UniformProbabilitySampler(9, 0.0, 1.0)
+    seen, compared = {}, 0
+    for index, state in enumerate(states):
+        p = state.current_player()
+        root = S.ModelledState.from_history(game, state.history(), p, H.make_params(), index)
+        for _ in range(40):
+            det = root.resample_from_infostate(p, sampler)
+            while not det.is_terminal():
+                if det.is_chance_node():
+                    det.apply_action(det.chance_outcomes()[0][0])
+                    continue
+                legal = det.legal_actions()
+                if det.current_player() == p and det.state[L.S_PHASE] != L.PH_DISCARD:
+                    key = (index, det.information_state_string(p))
+                    public = (tuple(legal), int(det.state[L.S_IN]))
+                    compared += key in seen
+                    assert seen.setdefault(key, public) == public
+                det.apply_action(L.STAY if L.STAY in legal else legal[len(det.moves) % len(legal)])
+    assert compared >= 1000

@@ -26,6 +26,7 @@ DEFAULT_UCT_C = 0.5
 DEFAULT_C_PUCT = 0.5  # as gamut.solvers.palace_poker.nn_search.DEFAULT_C_PUCT
 DEFAULT_TEMPERATURE = 20.0
 DEFAULT_MIX = 0.25
+MAX_BELIEFS = 4096
 
 
 def _prior_refusal(game) -> str | None:
@@ -77,6 +78,8 @@ register_bot(
         "rollouts": Option(int, 1, "play-outs averaged per leaf", maximum=MAX_ITERATIONS_PER_MOVE),
         "value_weight": Option(float, 0.0, "weight in [0, 1] of the network's value (dmc weights) in the "
                                            "searcher's leaf values; 0: play-outs only"),
+        "beliefs": Option(int, 0, "determinizations dealt once per move into a belief pool that every iteration "
+                                  "draws from (0: a fresh deal per iteration)", maximum=MAX_BELIEFS),
     },
     supports=_prior_refusal,
     lifted_by="weights",

@@ -177,15 +177,29 @@ class PalaceNNISMCTSBot(PalaceISMCTSBot):
     value_weight : float
         Weight in [0, 1] of the network's value in the searcher's leaf values (``dmc`` weights only,
         :class:`NetworkLeaf`); 0: play-outs only.
+    beliefs : int
+        Size of a belief pool dealt once per move (``search.ModelledState.modelled_deal``) from which
+        every iteration draws its determinization; 0: a fresh modelled deal per iteration, as ``ismcts``.
     """
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int = DEFAULT_ITERATIONS,
                  seconds: float = 0.0, c_puct: float = DEFAULT_C_PUCT, temperature: float = DEFAULT_TEMPERATURE,
                  mix: float = DEFAULT_MIX, weights: str = "", rollout: str = "heuristic", rollouts: int = 1,
-                 value_weight: float = 0.0):
+                 value_weight: float = 0.0, beliefs: int = 0):
+        if isinstance(beliefs, bool) or not isinstance(beliefs, int) or beliefs < 0:
+            raise ValueError(f"nn_ismcts option 'beliefs' must be an integer >= 0 (0: a fresh deal per "
+                             f"iteration), got {beliefs!r}")
         super().__init__(game, player, seed, iterations, seconds, c_puct, rollout, rollouts)
+        self._beliefs = beliefs
         self.prior = palace_prior(game, weights, temperature, mix)
         leaf = PalaceRollout(game, rollout)
         if check_value_weight(value_weight) > 0:
             leaf = NetworkLeaf(self.prior, value_weight, leaf, player)
         self._search = ISMCTS(game, uct_c=c_puct, evaluator=leaf, rollouts=rollouts, prior=self.prior)
+
+    def _search_root(self, state: pyspiel.State) -> pyspiel.State:
+        root = super()._search_root(state)
+        if self._beliefs == 0:
+            return root
+        seeds = self._rng.integers(2**62, size=self._beliefs)
+        return root.with_beliefs([root.modelled_deal(self._player, int(s)) for s in seeds], self._player)

@@ -140,7 +140,9 @@ class ModelledState(PalacePokerState):
     consistent with the searcher's information) up to ``BELIEF_TRIES`` times
     and keeps the first deal under which the heuristic would have made every
     move the other seats made (else the one with the fewest misses): a
-    rejection filter that makes the beliefs follow the same model. It
+    rejection filter that makes the beliefs follow the same model
+    (:meth:`modelled_deal`). A root given a belief pool (:meth:`with_beliefs`)
+    draws its determinizations from the pool instead. Either way it
     returns another ``ModelledState`` holding the position alone: its pyspiel
     ``history()`` is empty, and its moves are counted from the search's root.
     """
@@ -155,6 +157,8 @@ class ModelledState(PalacePokerState):
         self.replaying = False
         self.moves: list[int] = []
         self.root_length = 0
+        self._pool: list[np.ndarray] = []
+        self._pool_player = -1
 
     @classmethod
     def from_history(cls, game, history, searcher: int, params: np.ndarray, seed: int) -> ModelledState:
@@ -168,18 +172,21 @@ class ModelledState(PalacePokerState):
         return state
 
     def information_state_string(self, player=None):
-        """Key of ``player``'s information set *within one search*: the moves since the root and
-        the palace cards ``player`` has seen (own palace, palaces shown at called battles).
+        """Key of ``player``'s information set *within one search*: the moves since the root,
+        the seats still in the hand and the palace cards ``player`` has seen (own palace,
+        palaces shown at called battles).
 
         Every determinization of a search shares the root's history, and every move after the
-        root is public in Palace Poker (decisions, and the cards bought); what a seat learns
-        besides is the palaces shown to it, ``state[S_KNOWN + player]``. So this key tells the
-        same information sets apart as the perfect-recall string, at a fraction of its cost.
+        root is public in Palace Poker (decisions, and the cards bought). What a seat learns
+        besides is who left the hand (a called battle between two other seats is settled by
+        palaces it may not see, so the same moves can leave different seats in) and the palaces
+        shown to it, ``state[S_KNOWN + player]``. So this key tells the same information sets
+        apart as the perfect-recall string, at a fraction of its cost.
         """
         if player is None:
             player = self.current_player()
         since_root = ",".join(map(str, self.moves[self.root_length:]))
-        return f"{since_root}|{int(self.state[L.S_KNOWN + player])}"
+        return f"{since_root}|{int(self.state[L.S_IN])}|{int(self.state[L.S_KNOWN + player])}"
 
     def _apply_action(self, action):
         # A resampled history was replayed and matched by ``resample_history``
@@ -212,25 +219,53 @@ class ModelledState(PalacePokerState):
         return [int(heuristic_action(self.state, self.cfg, self.params, self.rng, HAND_TABLE,
                                      self.legal_buf, self.work))]
 
-    def resample_from_infostate(self, player_id, probability_sampler):
-        seed = int(probability_sampler() * 2**31) << 31 | int(probability_sampler() * 2**31)
+    def with_beliefs(self, pool: list[np.ndarray], player: int) -> ModelledState:
+        """This state, its determinizations for ``player`` drawn uniformly from ``pool`` instead of dealt afresh.
+
+        ``pool`` holds kernel arrays (``int64``, ``(STATE_SIZE,)``) of positions in
+        ``player``'s information set, as :meth:`modelled_deal` writes them; an
+        empty pool restores fresh deals. Drawing from a pool costs a copy where a
+        fresh deal costs ``BELIEF_TRIES`` redeals and replays at most.
+        """
+        self._pool, self._pool_player = list(pool), player
+        return self
+
+    def modelled_deal(self, player: int, seed: int) -> np.ndarray:
+        """A position of ``player``'s information set whose hidden palaces explain the other seats' moves.
+
+        Deals the hidden palaces with ``resample_history`` (uniform over the
+        deals consistent with ``player``'s information) up to ``BELIEF_TRIES``
+        times from ``seed`` and keeps the first deal under which the heuristic
+        would have made every move the other seats made, else the one with the
+        fewest misses. Returns its kernel array (``int64``, ``(STATE_SIZE,)``).
+        """
         history = np.asarray(self.history(), dtype=np.int64)
         out = np.empty_like(history)
         best, best_misses = None, -1
         for k in range(BELIEF_TRIES):
-            if resample_history(history, self.cfg, player_id, seed + k, MAX_TRIES, out, HAND_TABLE) < 0:
-                raise RuntimeError(f"no palace deal consistent with seat {player_id}'s information found in "
+            if resample_history(history, self.cfg, player, seed + k, MAX_TRIES, out, HAND_TABLE) < 0:
+                raise RuntimeError(f"no palace deal consistent with seat {player}'s information found in "
                                    f"{MAX_TRIES} tries")
             cap = best_misses if best is not None else len(history) + 1
-            misses = model_disagreements(out, self.cfg, player_id, self.params, seed + k, HAND_TABLE, cap)
+            misses = model_disagreements(out, self.cfg, player, self.params, seed + k, HAND_TABLE, cap)
             if best is None or misses < best_misses:
                 best, best_misses = out.copy(), misses
             if misses == 0:
                 break
+        position = np.zeros(L.STATE_SIZE, dtype=np.int64)
+        replay(best, self.cfg, position, HAND_TABLE)
+        return position
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        seed = int(probability_sampler() * 2**31) << 31 | int(probability_sampler() * 2**31)
+        if self._pool and player_id == self._pool_player:
+            position = self._pool[min(int(probability_sampler() * len(self._pool)), len(self._pool) - 1)]
+        else:
+            position = self.modelled_deal(player_id, seed)
         # The determinization only needs its position: the search reads the array, the moves
         # since the root and the keys above, never the pyspiel history.
         state = ModelledState(self.get_game(), self.searcher, self.params, seed)
-        replay(best, self.cfg, state.state, HAND_TABLE)
+        state.state[:] = position
         return state
 
 
