@@ -233,6 +233,8 @@ def test_nn_ismcts_is_listed_where_a_prior_network_ships():
     ("palace_poker(players=4)", {"rollout": "smart"}, "rollout"),
     ("palace_poker(players=4)", {"iterations": 0}, "iterations"),
     ("palace_poker(players=4)", {"beliefs": -1}, "beliefs"),
+    ("palace_poker(players=4)", {"beliefs": 8, "belief_model": "oracle"}, "belief_model"),
+    ("palace_poker(players=4)", {"beliefs": 8, "belief_weights": "no/such/file.npz"}, "file.npz"),
 ])
 def test_bad_options_are_refused_with_a_clear_error(game_string, options, message):
     with pytest.raises(ValueError, match=message):
@@ -306,12 +308,15 @@ def test_palace_nn_ismcts_plays_a_full_hand_at_every_seat_through_pyspiel():
     assert sum(returns) == pytest.approx(0.0)
 
 
-def test_palace_nn_ismcts_with_a_belief_pool_is_seeded_and_plays_full_hands():
-    first = _first_searched_move("palace_poker(players=4)", 11, 2, iterations=60, beliefs=8)
-    assert first == _first_searched_move("palace_poker(players=4)", 11, 2, iterations=60, beliefs=8)
+@pytest.mark.parametrize("belief_model", ["network", "heuristic"])
+def test_palace_nn_ismcts_with_a_belief_pool_is_seeded_and_plays_full_hands(belief_model):
+    options = {"beliefs": 8, "belief_model": belief_model}
+    first = _first_searched_move("palace_poker(players=4)", 11, 2, iterations=60, **options)
+    assert first == _first_searched_move("palace_poker(players=4)", 11, 2, iterations=60, **options)
     assert sum(first[1]) == 60
     game = load_game("palace_poker(players=4)")
-    bots = [make_bot(game, "nn_ismcts", p, p, iterations=20, beliefs=4) for p in range(4)]
+    bots = [make_bot(game, "nn_ismcts", p, p, iterations=20, beliefs=4, belief_model=belief_model)
+            for p in range(4)]
     returns = _play_through_pyspiel(game, bots, np.random.default_rng(2))
     assert sum(returns) == pytest.approx(0.0)
 

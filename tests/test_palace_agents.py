@@ -364,6 +364,15 @@ def test_model_disagreements_match_a_replay_through_the_bots():
                 misses += H.heuristic_action(replay.state, game.cfg, params, rng, HAND_TABLE, legal, work) != action
             replay.apply_action(action)
         assert S.model_disagreements(arr, game.cfg, 0, params, 77, HAND_TABLE, len(arr) + 1) == misses
+        # Without the turns: only battle decisions and discards are asked.
+        replay = game.new_initial_state()
+        rng = rng_state(77)
+        misses = 0
+        for action in history:
+            if replay.current_player() > 0 and replay.state[L.S_PHASE] != L.PH_TURN:
+                misses += H.heuristic_action(replay.state, game.cfg, params, rng, HAND_TABLE, legal, work) != action
+            replay.apply_action(action)
+        assert S.model_disagreements(arr, game.cfg, 0, params, 77, HAND_TABLE, len(arr) + 1, False) == misses
 
 
 def test_ismcts_agent_is_registered_for_palace_seeded_and_legal():

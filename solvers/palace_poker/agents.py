@@ -80,6 +80,10 @@ register_bot(
                                            "searcher's leaf values; 0: play-outs only"),
         "beliefs": Option(int, 0, "determinizations dealt once per move into a belief pool that every iteration "
                                   "draws from (0: a fresh deal per iteration)", maximum=MAX_BELIEFS),
+        "belief_model": Option(str, "network", "what picks the pool's deals: network (belief_weights judges the "
+                                               "other seats' turns, the heuristic the rest) or heuristic"),
+        "belief_weights": Option(str, "", "network of belief_model=network: a gamut train weights file of this "
+                                          "game (default: the shipped ppo weights)"),
     },
     supports=_prior_refusal,
     lifted_by="weights",

@@ -33,8 +33,9 @@ from gamut.envs.palace_poker.rollout import random_chance_card
 from gamut.envs.palace_poker.tensors import write_tensor
 from gamut.envs.rng import rng_state
 from gamut.solvers.ismcts import ISMCTS
+from gamut.solvers.palace_poker.beliefs import network_pool
 from gamut.solvers.palace_poker.heuristic import WORK_SIZE, heuristic_action
-from gamut.solvers.palace_poker.search import DEFAULT_ITERATIONS, PalaceISMCTSBot, PalaceRollout
+from gamut.solvers.palace_poker.search import BELIEF_TRIES, DEFAULT_ITERATIONS, PalaceISMCTSBot, PalaceRollout
 from gamut.solvers.rl.shipped import shipped_path, shipped_refusal
 from gamut.solvers.search.prior import NetworkPrior, check_value_weight, leaf_value_network
 
@@ -44,6 +45,7 @@ from gamut.solvers.search.prior import NetworkPrior, check_value_weight, leaf_va
 DEFAULT_C_PUCT = 0.5
 DEFAULT_TEMPERATURE = 20.0
 DEFAULT_MIX = 0.25
+BELIEF_MODELS = ("network", "heuristic")
 
 
 class PalaceTensor:
@@ -178,19 +180,34 @@ class PalaceNNISMCTSBot(PalaceISMCTSBot):
         Weight in [0, 1] of the network's value in the searcher's leaf values (``dmc`` weights only,
         :class:`NetworkLeaf`); 0: play-outs only.
     beliefs : int
-        Size of a belief pool dealt once per move (``search.ModelledState.modelled_deal``) from which
-        every iteration draws its determinization; 0: a fresh modelled deal per iteration, as ``ismcts``.
+        Size of a belief pool dealt once per move from which every iteration draws its
+        determinization; 0: a fresh modelled deal per iteration, as ``ismcts``.
+    belief_model : {"network", "heuristic"}
+        What picks each place of the pool among ``BELIEF_TRIES`` deals: a network at the other
+        seats' turns and the heuristic at their battles and discards
+        (``gamut.solvers.palace_poker.beliefs.network_pool``), or the heuristic at every
+        decision (``search.ModelledState.modelled_deal``).
+    belief_weights : str
+        The network of ``belief_model="network"``: a ``gamut train`` file of the game played; empty
+        for the shipped ``ppo`` policy. A network that scores actions from Palace's action features
+        (``dmc``) computes battle equities for every candidate's every turn, about 0.5 s a pool
+        of 32, so the cheap flat policy is the default.
     """
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int = DEFAULT_ITERATIONS,
                  seconds: float = 0.0, c_puct: float = DEFAULT_C_PUCT, temperature: float = DEFAULT_TEMPERATURE,
                  mix: float = DEFAULT_MIX, weights: str = "", rollout: str = "heuristic", rollouts: int = 1,
-                 value_weight: float = 0.0, beliefs: int = 0):
+                 value_weight: float = 0.0, beliefs: int = 0, belief_model: str = "network",
+                 belief_weights: str = ""):
         if isinstance(beliefs, bool) or not isinstance(beliefs, int) or beliefs < 0:
             raise ValueError(f"nn_ismcts option 'beliefs' must be an integer >= 0 (0: a fresh deal per "
                              f"iteration), got {beliefs!r}")
+        if belief_model not in BELIEF_MODELS:
+            raise ValueError(f"nn_ismcts option 'belief_model' must be one of {', '.join(BELIEF_MODELS)}, "
+                             f"got {belief_model!r}")
         super().__init__(game, player, seed, iterations, seconds, c_puct, rollout, rollouts)
         self._beliefs = beliefs
+        self._belief_network = palace_prior(game, belief_weights) if belief_model == "network" and beliefs else None
         self.prior = palace_prior(game, weights, temperature, mix)
         leaf = PalaceRollout(game, rollout)
         if check_value_weight(value_weight) > 0:
@@ -202,4 +219,8 @@ class PalaceNNISMCTSBot(PalaceISMCTSBot):
         if self._beliefs == 0:
             return root
         seeds = self._rng.integers(2**62, size=self._beliefs)
-        return root.with_beliefs([root.modelled_deal(self._player, int(s)) for s in seeds], self._player)
+        if self._belief_network is not None:
+            pool = network_pool(root, self._player, seeds, BELIEF_TRIES, self._belief_network)
+        else:
+            pool = [root.modelled_deal(self._player, int(seed)) for seed in seeds]
+        return root.with_beliefs(pool, self._player)

@@ -58,7 +58,7 @@ def _rollout(state, cfg, params, heuristic, seed, legal, work, table, out):
 
 
 @numba.njit(cache=True)
-def model_disagreements(history, cfg, searcher, params, seed, table, cap):
+def model_disagreements(history, cfg, searcher, params, seed, table, cap, turns=True):
     """Decisions of seats other than ``searcher`` along ``history`` that the heuristic would not make.
 
     ``history`` (``int64``, ``(L,)``) is a full history from the initial
@@ -66,6 +66,7 @@ def model_disagreements(history, cfg, searcher, params, seed, table, cap):
     draws. The count scores how well a dealing of hidden palaces explains
     what the other seats did, if they play like the heuristic; counting
     stops at ``cap`` (a count already no better than the best so far).
+    ``turns=False`` leaves the turn decisions out (another model judges them).
     """
     state = np.zeros(L.STATE_SIZE, dtype=np.int64)
     legal = np.empty(cfg[L.C_NUM_ACTIONS], dtype=np.int64)
@@ -75,7 +76,7 @@ def model_disagreements(history, cfg, searcher, params, seed, table, cap):
     misses = 0
     for i in range(history.shape[0]):
         p = K.current_player(state)
-        if p >= 0 and p != searcher:
+        if p >= 0 and p != searcher and (turns or state[L.S_PHASE] != L.PH_TURN):
             if heuristic_action(state, cfg, params, rng, table, legal, work) != history[i]:
                 misses += 1
                 if misses >= cap:

@@ -35,7 +35,7 @@ import pyspiel
 
 from gamut.solvers.blas_threads import one_blas_thread
 from gamut.solvers.rl.checkpoint import RLFileError, load_weights
-from gamut.solvers.rl.features import recorded_features, score_actions
+from gamut.solvers.rl.features import recorded_features, score_actions, score_pairs
 from gamut.solvers.rl.networks import forward, layer_sizes, policy_input
 
 # The network head each algorithm's weights file plays.
@@ -153,6 +153,27 @@ class NetworkPrior:
         else:
             logits = score_actions(self.params, self.head, x, None)
         return logits[0, legal].astype(np.float64)
+
+    def best_actions(self, tensors: np.ndarray, players: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The legal action the network scores highest at each of ``N`` positions, int64 ``(N,)``.
+
+        ``tensors`` float32 ``(N, D)`` are the positions' input tensors (as ``tensor`` gives
+        them), ``players`` int ``(N,)`` who moves at each, ``masks`` bool ``(N, A)`` their legal
+        actions (at least one a row). One forward pass for all rows; a head that scores actions
+        from their features scores the legal (position, action) pairs only. Ties go to the
+        lowest action id, as ``argmax`` over :meth:`scores` of the sorted legal actions.
+        """
+        if len(tensors) == 0:
+            return np.zeros(0, dtype=np.int64)
+        x = policy_input(np.asarray(tensors, np.float32), np.asarray(players), self.num_players)
+        if self.features is None:
+            return np.where(masks, forward(self.params, self.head, x), -np.inf).argmax(axis=1)
+        rows, actions = np.nonzero(masks)
+        one_hot = self.features.one_hot
+        chosen = actions if one_hot else self.features(x, masks)[rows, actions]
+        full = np.full(masks.shape, -np.inf)
+        full[rows, actions] = score_pairs(self.params, self.head, x, rows, chosen, one_hot)
+        return full.argmax(axis=1)
 
     def __call__(self, state, player: int) -> list[float]:
         """Probabilities of ``state.legal_actions()`` (in that order), summing to 1."""
