@@ -37,7 +37,7 @@ from gamut.solvers.palace_poker.beliefs import network_pool
 from gamut.solvers.palace_poker.heuristic import WORK_SIZE, heuristic_action
 from gamut.solvers.palace_poker.search import BELIEF_TRIES, DEFAULT_ITERATIONS, PalaceISMCTSBot, PalaceRollout
 from gamut.solvers.rl.shipped import shipped_path, shipped_refusal
-from gamut.solvers.search.prior import NetworkPrior, check_value_weight, leaf_value_network
+from gamut.solvers.search.prior import NetworkPrior, check_belief_options, check_value_weight, leaf_value_network
 
 # Chosen in short paired matches against ismcts (results/nn_ismcts/README.md): the shipped
 # policy is nearly deterministic (logit gaps of 10 to 30), and a larger c_puct or a sharper prior
@@ -199,12 +199,7 @@ class PalaceNNISMCTSBot(PalaceISMCTSBot):
                  mix: float = DEFAULT_MIX, weights: str = "", rollout: str = "heuristic", rollouts: int = 1,
                  value_weight: float = 0.0, beliefs: int = 0, belief_model: str = "network",
                  belief_weights: str = ""):
-        if isinstance(beliefs, bool) or not isinstance(beliefs, int) or beliefs < 0:
-            raise ValueError(f"nn_ismcts option 'beliefs' must be an integer >= 0 (0: a fresh deal per "
-                             f"iteration), got {beliefs!r}")
-        if belief_model not in BELIEF_MODELS:
-            raise ValueError(f"nn_ismcts option 'belief_model' must be one of {', '.join(BELIEF_MODELS)}, "
-                             f"got {belief_model!r}")
+        check_belief_options(beliefs, belief_model, BELIEF_MODELS)
         super().__init__(game, player, seed, iterations, seconds, c_puct, rollout, rollouts)
         self._beliefs = beliefs
         self._belief_network = palace_prior(game, belief_weights) if belief_model == "network" and beliefs else None

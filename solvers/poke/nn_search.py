@@ -31,7 +31,7 @@ from gamut.solvers.poke.heuristic import require_poke
 from gamut.solvers.poke.search import PokeISMCTSBot, PokeRollout, play_out_returns
 from gamut.solvers.rl.checkpoint import load_weights
 from gamut.solvers.rl.shipped import shipped_path
-from gamut.solvers.search.prior import NetworkPrior, check_value_weight, leaf_value_network
+from gamut.solvers.search.prior import NetworkPrior, check_belief_options, check_value_weight, leaf_value_network
 
 # The game string of the shipped prior network (the full-deck deal of the ``ppo`` agent).
 SHIPPED_PRIOR_GAME = ("poke(follow=must_beat,hand_size=5,max_deals=100,mode=deal,num_ranks=13,num_suits=4,"
@@ -174,12 +174,7 @@ class PokeNNISMCTSBot(PokeISMCTSBot):
                  value_weight: float = 0.0, beliefs: int = 0, belief_model: str = "network",
                  belief_keep: bool = False):
         require_poke(game)
-        if isinstance(beliefs, bool) or not isinstance(beliefs, int) or beliefs < 0:
-            raise ValueError(f"nn_ismcts option 'beliefs' must be an integer >= 0 (0: uniform determinizations), "
-                             f"got {beliefs!r}")
-        if belief_model not in BELIEF_MODELS:
-            raise ValueError(f"nn_ismcts option 'belief_model' must be one of {', '.join(BELIEF_MODELS)}, "
-                             f"got {belief_model!r}")
+        check_belief_options(beliefs, belief_model, BELIEF_MODELS)
         super().__init__(game, player, seed, iterations, c_puct, trick_value, playout, "heuristic", rollouts, seconds)
         self.prior = deal_prior(game, weights, temperature, mix)
         leaf = (NetworkLeaf(self.prior, value_weight, playout, rollouts) if check_value_weight(value_weight) > 0

@@ -183,6 +183,17 @@ class NetworkPrior:
         return ((1.0 - self.mix) * z / z.sum() + self.mix / len(legal)).tolist()
 
 
+def check_belief_options(beliefs, belief_model, models: tuple[str, ...]) -> int:
+    """``beliefs`` (a belief pool's size) as an int, or ValueError unless it is an integer >= 0 and
+    ``belief_model`` one of ``models``."""
+    if isinstance(beliefs, bool) or not isinstance(beliefs, int) or beliefs < 0:
+        raise ValueError(f"nn_ismcts option 'beliefs' must be an integer >= 0 (0: no belief pool, each "
+                         f"determinization drawn afresh), got {beliefs!r}")
+    if belief_model not in models:
+        raise ValueError(f"nn_ismcts option 'belief_model' must be one of {', '.join(models)}, got {belief_model!r}")
+    return beliefs
+
+
 def leaf_value_network(network: NetworkPrior, value_weight) -> tuple[float, float]:
     """``(value_weight, value_scale)`` for a leaf that mixes ``network``'s value into its play-outs.
 
