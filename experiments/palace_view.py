@@ -155,7 +155,7 @@ def describe_action(state, actor: int, action: int, viewer: int) -> str:
 
 # The game's declaration names this view (``GAME.view``).
 VIEW = TableView(
-    render=render, describe_action=describe_action, allows_undo=False, opponent=("ismcts", "heuristic"),
+    render=render, describe_action=describe_action, allows_undo=False, opponent=("nn_ismcts", "ismcts", "heuristic"),
     hint=("ismcts", "heuristic"), narrate=narrate,
     moves_help="  stay, buy, discard 7c, done, fold, call, raise 4, bet 2 on seat 1   as listed, any case",
     return_unit="chips won",

@@ -176,8 +176,8 @@ def test_palace_prior_is_the_policy_network_over_the_legal_actions():
     from gamut.solvers.rl.neural_bot import make_ppo_bot
 
     game = load_game("palace_poker(players=4)")
-    prior = palace_prior(game, temperature=1.0, mix=0.0)
-    hotter = palace_prior(game, temperature=4.0, mix=0.0)
+    prior = palace_prior(game, temperature=1.0, mix=0.0, algorithm="ppo")
+    hotter = palace_prior(game, temperature=4.0, mix=0.0, algorithm="ppo")
     for state in _random_play(game.new_initial_state(), np.random.default_rng(6)):
         p = state.current_player()
         policy = make_ppo_bot(game, p, 0, "", True).step_with_policy(state)[0]
@@ -191,7 +191,7 @@ def test_the_uniform_mix_of_the_prior():
     from gamut.solvers.palace_poker.nn_search import palace_prior
 
     game = load_game("palace_poker(players=4)")
-    uniform, half, sharp = (palace_prior(game, mix=m) for m in (1.0, 0.5, 0.0))
+    uniform, half, sharp = (palace_prior(game, mix=m, algorithm="ppo") for m in (1.0, 0.5, 0.0))
     for state in _random_play(game.new_initial_state(), np.random.default_rng(8)):
         p, n = state.current_player(), len(state.legal_actions())
         assert np.allclose(uniform(state, p), 1.0 / n)
@@ -250,16 +250,34 @@ def test_poke_weights_of_another_deck_are_refused():
         prior_network(load_game("poke(mode=rubber)"), palace_weights)
 
 
-@pytest.mark.parametrize("game_string, network_game", [
-    ("poke(mode=rubber)", "poke(mode=deal,trick_value=0.0)"),
-    ("palace_poker(players=4)", "palace_poker(players=4)"),
+@pytest.mark.parametrize("game_string, network_game, algorithm", [
+    ("poke(mode=rubber)", "poke(mode=deal,trick_value=0.0)", "ppo"),
+    ("palace_poker(players=4)", "palace_poker(players=4)", "dmc"),
 ])
-def test_a_weights_file_given_by_path_plays_as_the_shipped_default(game_string, network_game):
+def test_a_weights_file_given_by_path_plays_as_the_shipped_default(game_string, network_game, algorithm):
     from gamut.solvers.rl.shipped import shipped_path
 
-    path = str(shipped_path("ppo", load_game(network_game)))
+    path = str(shipped_path(algorithm, load_game(network_game)))
     assert _first_searched_move(game_string, 3, 9, iterations=40, weights=path) == \
         _first_searched_move(game_string, 3, 9, iterations=40)
+
+
+def test_palace_belief_weights_given_by_path_judge_as_the_shipped_default():
+    from gamut.solvers.rl.shipped import shipped_path
+
+    path = str(shipped_path("ppo", load_game("palace_poker(players=4)")))
+    assert _first_searched_move("palace_poker(players=4)", 3, 9, iterations=40, belief_weights=path) == \
+        _first_searched_move("palace_poker(players=4)", 3, 9, iterations=40)
+
+
+def test_palace_defaults_need_both_shipped_networks_and_name_the_option_when_one_is_missing():
+    from gamut.solvers.palace_poker.nn_search import PalaceNNISMCTSBot
+
+    game = load_game("palace_poker(players=3)")
+    assert "nn_ismcts" not in bot_names(game)
+    # A prior of the user's own lifts the listing's refusal; the pool's default network still ships for 4 only.
+    with pytest.raises(ValueError, match="option 'belief_weights': no ppo weights ship"):
+        PalaceNNISMCTSBot(game, 0, 0, weights="results/rl/dmc_palace_poker_4.npz")
 
 
 def _first_searched_move(game_string, seed, rng_seed, **options):
@@ -333,8 +351,9 @@ def test_the_registry_defaults_are_the_search_defaults():
     from gamut.solvers.palace_poker import nn_search as palace
 
     options = bot_specs("palace_poker(players=4)")["nn_ismcts"].options
-    assert (options["c_puct"].default, options["temperature"].default, options["mix"].default) == \
-        (palace.DEFAULT_C_PUCT, palace.DEFAULT_TEMPERATURE, palace.DEFAULT_MIX)
+    assert (options["c_puct"].default, options["temperature"].default, options["mix"].default,
+            options["beliefs"].default) == \
+        (palace.DEFAULT_C_PUCT, palace.DEFAULT_TEMPERATURE, palace.DEFAULT_MIX, palace.DEFAULT_BELIEFS)
 
 
 def test_the_match_driver_resumes_and_collects(tmp_path):
@@ -613,7 +632,7 @@ def test_palace_leaf_mixes_the_searchers_network_value_into_its_play_out():
 
 @pytest.mark.parametrize("options, message", [
     ({"value_weight": 2.0}, "value_weight"),
-    ({"value_weight": 0.5}, "Deep Monte-Carlo"),
+    ({"value_weight": 0.5, "weights": "results/rl/ppo_palace_poker_4.npz"}, "Deep Monte-Carlo"),
 ])
 def test_bad_palace_leaf_value_options_are_refused(options, message):
     with pytest.raises(ValueError, match=message):

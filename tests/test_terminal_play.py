@@ -536,7 +536,8 @@ def test_poker_squares_full_lines_name_their_hands():
 
 
 @pytest.mark.parametrize("game_string, opponent", [
-    ("poke", "ismcts"), ("palace_poker", "ismcts"), ("poker_squares(players=2)", "mc_cross"),
+    ("poke", "ismcts"), ("palace_poker", "ismcts"), ("palace_poker(players=4)", "nn_ismcts"),
+    ("poker_squares(players=2)", "mc_cross"),
     ("poker_dice(variant=yacht12,players=2)", "optimal"), ("poker_dice(variant=ranking,players=2)", "mcts"),
 ])
 def test_default_opponents_are_the_strongest_quick_agents(game_string, opponent):

@@ -7,7 +7,8 @@
   (``gamut.solvers.palace_poker.search``); it takes the place of the generic
   ``ismcts`` agent for this game;
 - ``nn_ismcts``: that search with PUCT selection under the priors of a
-  policy network trained by ``gamut train`` (``gamut.solvers.palace_poker.nn_search``).
+  network trained by ``gamut train`` and its determinizations drawn from a
+  belief pool a second network judges (``gamut.solvers.palace_poker.nn_search``).
 
 Factories are ``"module:function"`` references, imported when an agent is
 first made: reading the table does not import the search. The search's
@@ -23,14 +24,16 @@ from gamut.solvers.rl.shipped import shipped_refusal
 
 DEFAULT_ITERATIONS = 300
 DEFAULT_UCT_C = 0.5
-DEFAULT_C_PUCT = 0.5  # as gamut.solvers.palace_poker.nn_search.DEFAULT_C_PUCT
-DEFAULT_TEMPERATURE = 20.0
+DEFAULT_C_PUCT = 0.25  # as gamut.solvers.palace_poker.nn_search.DEFAULT_C_PUCT
+DEFAULT_TEMPERATURE = 0.2
 DEFAULT_MIX = 0.25
+DEFAULT_BELIEFS = 128
 MAX_BELIEFS = 4096
 
 
 def _prior_refusal(game) -> str | None:
-    return shipped_refusal("ppo", game)
+    # The defaults read two shipped files: the dmc prior and the ppo policy that judges the pool.
+    return shipped_refusal("dmc", game) or shipped_refusal("ppo", game)
 
 
 _HEURISTIC_HELP = {
@@ -68,18 +71,20 @@ register_bot(
     "nn_ismcts",
     "palace_poker",
     "gamut.solvers.palace_poker.nn_search:PalaceNNISMCTSBot",
-    "the ismcts search with PUCT selection at its own decisions: priors from a policy network trained by "
-    "gamut train (default: the shipped ppo policy)",
+    "the ismcts search with PUCT selection at its own decisions under a network trained by gamut train "
+    "(default: the shipped dmc network) and determinizations from a pool of deals a second network judges "
+    "(default: the shipped ppo policy)",
     {
         **search_options(DEFAULT_ITERATIONS),
         **prior_options(DEFAULT_C_PUCT, DEFAULT_TEMPERATURE, DEFAULT_MIX,
-                        "prior network: a gamut train weights file of this game (default: the shipped ppo weights)"),
+                        "prior network: a gamut train weights file of this game (default: the shipped dmc weights)"),
         "rollout": Option(str, "heuristic", "play-out policy of every seat: heuristic or random"),
         "rollouts": Option(int, 1, "play-outs averaged per leaf", maximum=MAX_ITERATIONS_PER_MOVE),
         "value_weight": Option(float, 0.0, "weight in [0, 1] of the network's value (dmc weights) in the "
                                            "searcher's leaf values; 0: play-outs only"),
-        "beliefs": Option(int, 0, "determinizations dealt once per move into a belief pool that every iteration "
-                                  "draws from (0: a fresh deal per iteration)", maximum=MAX_BELIEFS),
+        "beliefs": Option(int, DEFAULT_BELIEFS, "determinizations dealt once per move into a belief pool that "
+                                                "every iteration draws from (0: a fresh deal per iteration)",
+                          maximum=MAX_BELIEFS),
         "belief_model": Option(str, "network", "what picks the pool's deals: network (belief_weights judges the "
                                                "other seats' turns, the heuristic the rest) or heuristic"),
         "belief_weights": Option(str, "", "network of belief_model=network: a gamut train weights file of this "

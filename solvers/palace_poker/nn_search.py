@@ -1,17 +1,27 @@
 """``nn_ismcts`` for Palace Poker: the Palace ISMCTS (``gamut.solvers.palace_poker.search``) with PUCT priors.
 
-The search is the ``ismcts`` agent's unchanged (the other seats modelled by
-the heuristic, heuristic play-outs in Numba at the leaves) except for
-selection at the searcher's own information sets: PUCT
-(``gamut.solvers.ismcts``, prior section) with the probabilities that a
-network trained by ``gamut train`` gives the searcher's legal actions. The
-other seats' nodes hold a single (modelled) action, so they need no prior.
+The search is the ``ismcts`` agent's (the other seats modelled by the
+heuristic, heuristic play-outs in Numba at the leaves) with two changes:
 
-The network reads the information-state tensor written from the search
+- selection at the searcher's own information sets is PUCT
+  (``gamut.solvers.ismcts``, prior section) with the probabilities that a
+  network trained by ``gamut train`` gives the searcher's legal actions (the
+  other seats' nodes hold a single, modelled, action and need no prior);
+- its determinizations are drawn from a belief pool dealt once per move
+  (``beliefs``), whose deals a second network judges at the other seats'
+  turns (``gamut.solvers.palace_poker.beliefs``).
+
+The networks read the information-state tensor written from the search
 state's kernel array by ``gamut.envs.palace_poker.tensors.write_tensor``, the
-kernel behind the pyspiel observer. The default network is the shipped
-``ppo`` policy of the four-player limit game (``results/rl/ppo_palace_poker_4.npz``);
-``weights=PATH`` takes any ``gamut train`` file of the game being played.
+kernel behind the pyspiel observer. The defaults are those of the match in
+``results/nn_ismcts/README.md`` (section "Belief pools (Palace Poker)") that
+beat ``ismcts`` at the same time per move and at the same iterations: the
+prior is the shipped ``dmc`` network of the four-player limit game
+(``results/rl/dmc_palace_poker_4.npz``; its Q-values in units of 20 chips,
+so ``temperature=0.2`` is 4 chips), the pool holds 128 deals judged by the
+shipped ``ppo`` policy (``results/rl/ppo_palace_poker_4.npz``).
+``weights=PATH`` and ``belief_weights=PATH`` take any ``gamut train`` file
+of the game being played.
 
 With a Deep Monte-Carlo network (``gamut train --algo dmc``), ``value_weight``
 mixes the network's value into the leaves (:class:`NetworkLeaf`): the value of
@@ -39,12 +49,15 @@ from gamut.solvers.palace_poker.search import BELIEF_TRIES, DEFAULT_ITERATIONS, 
 from gamut.solvers.rl.shipped import shipped_path, shipped_refusal
 from gamut.solvers.search.prior import NetworkPrior, check_belief_options, check_value_weight, leaf_value_network
 
-# Chosen in short paired matches against ismcts (results/nn_ismcts/README.md): the shipped
-# policy is nearly deterministic (logit gaps of 10 to 30), and a larger c_puct or a sharper prior
-# made the search follow the policy, which plays worse than the search.
-DEFAULT_C_PUCT = 0.5
-DEFAULT_TEMPERATURE = 20.0
+# The configuration of the matches that beat ismcts (results/nn_ismcts/README.md): the dmc
+# prior flattened (a larger c_puct or a sharper prior made the search follow the network, which
+# plays worse than the search) and a pool of 128 deals (a pool of 32 lost in tuning).
+DEFAULT_PRIOR = "dmc"
+DEFAULT_C_PUCT = 0.25
+DEFAULT_TEMPERATURE = 0.2
 DEFAULT_MIX = 0.25
+DEFAULT_BELIEFS = 128
+BELIEF_NETWORK = "ppo"
 BELIEF_MODELS = ("network", "heuristic")
 
 
@@ -143,11 +156,14 @@ class NetworkLeaf:
 
 
 def palace_prior(game: pyspiel.Game, weights: str = "", temperature: float = DEFAULT_TEMPERATURE,
-                 mix: float = DEFAULT_MIX) -> NetworkPrior:
-    """The PUCT prior of ``nn_ismcts`` on ``game``: ``weights`` (empty: the shipped ``ppo`` file of ``game``)."""
-    path = weights or shipped_path("ppo", game)
+                 mix: float = DEFAULT_MIX, algorithm: str = DEFAULT_PRIOR, option: str = "weights") -> NetworkPrior:
+    """A network of ``nn_ismcts`` on ``game``: ``weights``, or if empty the shipped ``algorithm`` file of ``game``.
+
+    ``option`` names the agent option the file comes from, for the error when none ships.
+    """
+    path = weights or shipped_path(algorithm, game)
     if path is None:
-        raise ValueError(f"nn_ismcts needs a prior network: {shipped_refusal('ppo', game)}")
+        raise ValueError(f"nn_ismcts option '{option}': {shipped_refusal(algorithm, game)}")
     return NetworkPrior(path, game, PalaceTensor(game), temperature, mix)
 
 
@@ -171,7 +187,7 @@ class PalaceNNISMCTSBot(PalaceISMCTSBot):
     mix : float
         Weight of the uniform distribution mixed into the prior, in [0, 1].
     weights : str
-        Weights file from ``gamut train``; empty for the shipped ``ppo`` weights.
+        Prior network, a weights file from ``gamut train``; empty for the shipped ``dmc`` weights.
     rollout : {"heuristic", "random"}
         Play-out policy.
     rollouts : int
@@ -197,12 +213,15 @@ class PalaceNNISMCTSBot(PalaceISMCTSBot):
     def __init__(self, game: pyspiel.Game, player: int, seed: int, iterations: int = DEFAULT_ITERATIONS,
                  seconds: float = 0.0, c_puct: float = DEFAULT_C_PUCT, temperature: float = DEFAULT_TEMPERATURE,
                  mix: float = DEFAULT_MIX, weights: str = "", rollout: str = "heuristic", rollouts: int = 1,
-                 value_weight: float = 0.0, beliefs: int = 0, belief_model: str = "network",
+                 value_weight: float = 0.0, beliefs: int = DEFAULT_BELIEFS, belief_model: str = "network",
                  belief_weights: str = ""):
         check_belief_options(beliefs, belief_model, BELIEF_MODELS)
         super().__init__(game, player, seed, iterations, seconds, c_puct, rollout, rollouts)
         self._beliefs = beliefs
-        self._belief_network = palace_prior(game, belief_weights) if belief_model == "network" and beliefs else None
+        self._belief_network = None
+        if belief_model == "network" and beliefs:
+            self._belief_network = palace_prior(game, belief_weights, algorithm=BELIEF_NETWORK,
+                                                option="belief_weights")
         self.prior = palace_prior(game, weights, temperature, mix)
         leaf = PalaceRollout(game, rollout)
         if check_value_weight(value_weight) > 0:
