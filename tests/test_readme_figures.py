@@ -47,8 +47,8 @@ YACHT12_OPTIMUM, YAHTZEE_OPTIMUM = 185.9717, 254.5896  # the exact optima claime
 BY_SCORE = "poke_doubling/point_value_by_score.csv"
 NO_GAME = {"games_seat": 0, "games_other": 0}
 IMITATION_YACHT12, IMITATION_YAHTZEE = "rl/imitation_yacht12.json", "rl/imitation_yahtzee.json"
-NN_PALACE, NN_POKE = "nn_ismcts/palace_final_dmc_2000.json", "nn_ismcts/poke_final_beliefs_450.json"
-NN_POKE_PLAY = "nn_ismcts/poke_play_budget.json"
+NN_PALACE, NN_POKE = "nn_ismcts/palace_final_beliefs.json", "nn_ismcts/poke_final_beliefs_450.json"
+NN_POKE_PLAY, NN_PALACE_PLAY = "nn_ismcts/poke_play_budget.json", "nn_ismcts/palace_play_budget.json"
 NN_PAGE, NN_CONTROL = "nn_ismcts/README.md", {"`nn_ismcts` (the same prior, a kept pool of 32)": "network pool minus heuristic pool (paired)"}
 ENDGAME = "poker_squares_endgame/summary.csv"
 MC_CROSS_REGRET = {"scoring": "american", "quantity": "regret", "of": "mc_cross (in its game)"}
@@ -185,8 +185,10 @@ CLAIMS = [
      "with_rule", 1),
     ("Poker dice, a policy network alone", "10,000", IMITATION_YAHTZEE, {}, "evaluation.n", 1),
     ("Poker dice, a policy network alone", "10,000", IMITATION_YACHT12, {}, "evaluation.n", 1),
-    *claims("`nn_ismcts`", NN_PALACE, {}, [("0.12", "mean_diff"), ("0.01", "ci95_low", -1), ("0.25", "ci95_high"),
-            ("2,000", "n")]),
+    *claims("`nn_ismcts`", NN_PALACE, {}, [("0.29", "mean_diff"), ("0.11", "ci95_low"), ("0.47", "ci95_high"),
+            ("1,500", "n"), ("128", "options.nn_ismcts.beliefs")]),
+    *claims("`nn_ismcts`", NN_PALACE_PLAY, {}, [("300", "iterations_per_move"), ("0.58", "mean_diff"),
+            ("0.17", "ci95_low"), ("1.00", "ci95_high"), ("240", "n")]),
     *claims("`nn_ismcts`", NN_POKE, {}, [("95.8", "mean_diff"), ("47.0", "ci95_low"), ("144.7", "ci95_high"),
             ("450", "n"), ("32", "options.nn_ismcts.beliefs")]),
     *claims("`nn_ismcts`", NN_POKE_PLAY, {}, [("200", "iterations_per_move"), ("32.1", "mean_diff", -1),

@@ -46,8 +46,9 @@ def register(subparsers) -> None:
     play = add_action(sub, "play", run_play, help="play hands in the terminal against agents")
     play.add_argument("--players", type=whole(2, MAX_PLAYERS), default=4, help="seats, 2..10 (default: %(default)s)")
     play.add_argument("--seat", type=whole(0, MAX_PLAYERS - 1), default=0, help="your seat (default: %(default)s)")
-    play.add_argument("--opponent", default=None, help="agent at the other seats (default: ismcts, the "
-                      "strongest that answers within about a second a move with 4 players)")
+    play.add_argument("--opponent", default=None, help="agent at the other seats (default: the strongest that "
+                      "answers within about a second a move: nn_ismcts with 4 players, where its networks ship, "
+                      "else ismcts)")
     play.add_argument("--hint", default=None, help="agent answering 'hint' (default: ismcts, which shows its "
                       "search values)")
     play.add_argument("--betting", choices=("limit", "no_limit"), default="limit",
