@@ -380,6 +380,31 @@ def test_the_match_driver_resumes_and_collects(tmp_path):
     assert not (tmp_path / "y.jsonl").exists()
 
 
+def test_paired_differences_match_sample_by_sample_and_refuse_other_deals(tmp_path, capsys):
+    from gamut.experiments.studies.nn_ismcts_match import main, paired
+    from gamut.solvers.stats import mean_ci
+
+    def write(name, seed, samples):
+        (tmp_path / f"{name}.json").write_text(json.dumps({"seed": seed}))
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps({"index": i, "sample": x}) + "\n"
+                                                       for i, x in samples))
+
+    write("a", 7, [(2, 5.0), (0, 1.0), (1, -2.0), (3, 4.0)])  # rows in any order, as workers append them
+    write("b", 7, [(0, 0.5), (1, 1.0), (2, 2.0)])
+    result = paired(tmp_path / "a", tmp_path / "b")
+    expected = mean_ci(np.array([0.5, -3.0, 3.0]))
+    assert result["n"] == 3 and result["mean_diff"] == pytest.approx(expected.value)
+    assert (result["ci95_low"], result["ci95_high"]) == pytest.approx((expected.ci95_low, expected.ci95_high))
+    assert main(["paired", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 3
+    write("c", 8, [(0, 1.0)])
+    with pytest.raises(ValueError, match="seeds 7 and 8"):
+        paired(tmp_path / "a", tmp_path / "c")
+    write("d", 7, [(9, 1.0)])
+    with pytest.raises(ValueError, match="share no sample"):
+        paired(tmp_path / "a", tmp_path / "d")
+
+
 def test_the_match_driver_gives_agent_a_its_own_iteration_count(tmp_path):
     from gamut.experiments.studies.nn_ismcts_match import collect, main, run
 

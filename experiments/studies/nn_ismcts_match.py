@@ -34,6 +34,11 @@ count the rows are the same with any N). ``--speed`` measures instead the iterat
 searches on the same positions. Both sides search for ``--seconds`` of wall time a move on one
 thread: time-budgeted play depends on the machine's load and is not
 reproducible move for move; the deals and the bots' seeds are.
+
+Two matches of one seed play the same samples, so one configuration can be
+compared with another pair by pair (``paired``)::
+
+    python -m gamut.experiments.studies.nn_ismcts_match paired FIRST SECOND
 """
 
 from __future__ import annotations
@@ -295,8 +300,43 @@ def collect(folder: Path) -> list[dict]:
     return rows
 
 
+def paired(first: Path, second: Path) -> dict:
+    """The paired difference of two matches on the same samples: ``first``'s sample minus ``second``'s.
+
+    ``first`` and ``second`` are match paths without suffix (their ``.jsonl``
+    rows are read); samples are paired by their ``index`` (same seed, same
+    deals and bot seeds), and only indices both hold count. Returns the mean
+    difference with its 95% t interval (``gamut.solvers.stats.mean_ci``) and
+    ``n``; ValueError when the two share no sample or were played with other
+    seeds' deals (their summaries' ``seed`` differ).
+    """
+    from gamut.solvers.stats import mean_ci
+
+    def samples(path: Path) -> dict[int, float]:
+        return {int(i): float(row["sample"]) for i, row in _done(Path(f"{path}.jsonl")).items()}
+
+    seeds = [json.loads(Path(f"{path}.json").read_text()).get("seed") for path in (first, second)
+             if Path(f"{path}.json").is_file()]
+    if len(set(seeds)) > 1:
+        raise ValueError(f"{first} and {second} were played with seeds {seeds[0]} and {seeds[1]}: "
+                         "their samples are not the same deals")
+    a, b = samples(first), samples(second)
+    common = sorted(set(a) & set(b))
+    if not common:
+        raise ValueError(f"{first}.jsonl and {second}.jsonl share no sample index")
+    est = mean_ci(np.array([a[i] - b[i] for i in common]))
+    return {"first": str(first), "second": str(second), "n": len(common), "mean_diff": est.value,
+            "ci95_low": est.ci95_low, "ci95_high": est.ci95_high}
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["paired"]:
+        if len(argv) != 3:
+            raise SystemExit("usage: python -m gamut.experiments.studies.nn_ismcts_match paired FIRST SECOND "
+                             "(match paths without suffix; prints FIRST minus SECOND, paired by sample)")
+        print(json.dumps(paired(Path(argv[1]), Path(argv[2]))))
+        return 0
     if argv[:1] == ["collect"]:
         if len(argv) != 2:
             raise SystemExit("usage: python -m gamut.experiments.studies.nn_ismcts_match collect FOLDER")
