@@ -15,7 +15,7 @@ from gamut.solvers.poker_squares.bounds import anneal
 from gamut.solvers.poker_squares.duality import duality_bound, line_penalties, played_penalty, positions_grid
 from gamut.solvers.poker_squares.endgame import endgame_value
 from gamut.solvers.poker_squares.evaluation import deals
-from gamut.solvers.poker_squares.penalty_fit import fit_values, key_groups, set_gradient
+from gamut.solvers.poker_squares.penalty_fit import bound_and_gradient, fit_values, key_groups, set_gradient
 from gamut.solvers.poker_squares.penalty_table import NUM_KEYS, load_penalty_values
 
 POINTS = {"american": (0, 2, 5, 10, 15, 20, 25, 50, 75, 100), "english": (0, 1, 3, 6, 12, 5, 10, 16, 30, 30)}
@@ -151,13 +151,14 @@ def test_shipped_duality_bound_is_above_the_relaxed_arrangements_found(scoring):
     assert res["value"] == pytest.approx(res["score"] - res["penalty"])
 
 
-def test_a_fit_is_deterministic_and_moves_only_the_groups_it_meets():
+@pytest.mark.parametrize("inner", ["lp", "dw"])
+def test_a_fit_is_deterministic_and_moves_only_the_groups_it_meets(inner):
     cfg = _cfg("english")
     values = load_penalty_values("english")
     the_deals = deals(51, 2)
     grids = np.array([anneal(d, cfg, 2000, 1, i)[1] for i, d in enumerate(the_deals)])
     groups = key_groups("line")
-    runs = [fit_values(the_deals, cfg, values, 1.5, grids, epochs=1, batch=1, lr=0.05, groups=groups)
+    runs = [fit_values(the_deals, cfg, values, 1.5, grids, epochs=1, batch=1, lr=0.05, groups=groups, inner=inner)
             for _ in range(2)]
     assert np.array_equal(runs[0][0], runs[1][0]) and runs[0][1] == runs[1][1]
     ratio = np.divide(runs[0][0], values, out=np.ones(NUM_KEYS), where=values != 0)
@@ -167,3 +168,18 @@ def test_a_fit_is_deterministic_and_moves_only_the_groups_it_meets():
     for g in moved[:20]:
         in_group = (groups == g) & (values != 0)
         assert np.allclose(ratio[in_group], ratio[in_group][0])
+
+
+def test_dw_bound_gradient_is_a_subgradient():
+    # The Dantzig-Wolfe bound is convex in the table: f(v') >= f(v) + g . (v' - v) for any other table v'.
+    cfg = _cfg("american")
+    values = load_penalty_values("american", "fitted")
+    deal = deals(52, 1)[0]
+    start = positions_grid(deal, anneal(deal, cfg, 2000, 1, 0)[1])
+    bound, grad, start = bound_and_gradient(deal, cfg, values, 1.5, start, inner="dw")
+    assert np.abs(grad).sum() > 0
+    rng = np.random.default_rng(53)
+    for _ in range(2):
+        other = values * rng.uniform(0.7, 1.3, NUM_KEYS)
+        moved, _, _ = bound_and_gradient(deal, cfg, other, 1.5, start, inner="dw")
+        assert moved >= bound + grad @ (other - values) - 1e-6

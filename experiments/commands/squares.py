@@ -111,6 +111,10 @@ def register(subparsers) -> None:
                        help="penalty scale (default: the one tuned on separate deals: for learned "
                             "gamut.solvers.poker_squares.duality.TUNED_SCALE, for fitted the scale_<scoring> of "
                             "experiments/configs/poker_squares_bounds.toml)")
+    bound.add_argument("--inner", choices=("dw", "lp"), default="dw",
+                       help="bound on each deal's relaxed problem: Dantzig-Wolfe (dw, each side's partition "
+                            "integral; tighter, about 1-3 s a deal) or the set-partitioning LP alone (lp) "
+                            "(default: %(default)s)")
     bound.add_argument("--by-line", action="store_true",
                        help="penalty form: every open line fully (default: weighted by the chance a random "
                             "empty cell lies in it)")
@@ -324,7 +328,7 @@ def run_bound(args) -> int:
         with progress_bar(args, args.deals, "deal", "duality bound") as bar:
             for i in range(args.deals):
                 parts.append(duality_bounds(the_deals[i:i + 1], game.cfg, values, scale, res["grids"][i:i + 1],
-                                            by_cell=not args.by_line))
+                                            by_cell=not args.by_line, inner=args.inner))
                 bar.update(1)
         dual = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
         est = mean_ci(dual["upper"])
@@ -333,7 +337,8 @@ def run_bound(args) -> int:
                     "duality_ci95_high": est.ci95_high, "duality_relaxed_found_mean": inner.value,
                     "duality_relaxed_found_ci95_low": inner.ci95_low,
                     "duality_relaxed_found_ci95_high": inner.ci95_high, "duality_penalty": args.penalty,
-                    "duality_scale": scale, "duality_form": "by_line" if args.by_line else "by_cell"})
+                    "duality_scale": scale, "duality_form": "by_line" if args.by_line else "by_cell",
+                    "duality_inner": args.inner})
     emit_result(out, args.json)
     return 0
 

@@ -12,7 +12,10 @@ Two kinds of trial:
   (batch b holds deals b*k .. b*k+k-1 of that sequence): per deal the best
   arrangement found, the clairvoyant upper bound (smaller of the core ILP and
   the set-partitioning relaxation) and the duality bound with the configured
-  penalty (``gamut.solvers.poker_squares.duality``).
+  penalty (``gamut.solvers.poker_squares.duality``), its relaxed problem
+  bounded by the configured ``inner`` solver (``"dw"``: the Dantzig-Wolfe
+  bound of ``partition_dw``, with the set-partitioning LP's bound of the same
+  deal kept beside it for a paired comparison; ``"lp"``: the LP alone).
 
 The lower bound (the best agent's mean on the same deals) comes from
 ``gamut squares eval`` and is entered in the config with its CI and source:
@@ -28,9 +31,10 @@ from gamut.experiments.store import markdown_table
 from gamut.solvers.stats import mean_ci
 
 NAME = "poker_squares_bounds"
-VERSION = 3
+VERSION = 4
 PARAMS = {"deal_seed": int, "deals_per_trial": int, "scorings": list, "time_limit": float, "by_cell": bool,
-          "penalty": str, "scale_american": float, "scale_english": float, "tune_seed": int, "tune_deals": int,
+          "penalty": str, "inner": str, "dw_iterations": int, "scale_american": float, "scale_english": float,
+          "tune_seed": int, "tune_deals": int,
           "tune": list, "compare_learned": bool, "lower_american": list, "lower_english": list,
           "lower_source": str}
 # The agent's figure is quoted beside the bounds, not computed here: updating it re-summarises on --resume.
@@ -40,6 +44,10 @@ SUMMARY_PARAMS = ("lower_american", "lower_english", "lower_source")
 def validate(params: dict) -> None:
     if params["deals_per_trial"] < 1 or params["time_limit"] <= 0 or params["tune_deals"] < 1:
         raise ValueError("fields 'deals_per_trial', 'tune_deals' and 'time_limit' must be positive")
+    if params["inner"] not in ("lp", "dw"):
+        raise ValueError(f"field 'inner': {params['inner']!r} is not lp (set-partitioning LP) or dw (Dantzig-Wolfe)")
+    if params["dw_iterations"] < 1:
+        raise ValueError("field 'dw_iterations' must be positive")
     if params["penalty"] not in ("learned", "fitted"):
         raise ValueError(f"field 'penalty': {params['penalty']!r} is not learned or fitted")
     for entry in params["tune"]:
@@ -78,24 +86,28 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     if spec["kind"] == "tune":
         the_deals = deals(params["tune_seed"], params["tune_deals"])
         grids = [anneal(d, game.cfg, 20_000, 1, seed=i)[1] for i, d in enumerate(the_deals)]
-        dual = duality_bounds(the_deals, game.cfg, values, spec["scale"], grids, by_cell=spec["by_cell"])
+        dual = duality_bounds(the_deals, game.cfg, values, spec["scale"], grids, by_cell=spec["by_cell"],
+                              inner=params["inner"], dw_iterations=params["dw_iterations"])
         return [{"deal": i, "duality_upper": float(dual["upper"][i])} for i in range(len(the_deals))]
     k = params["deals_per_trial"]
     first = spec["batch"] * k
     the_deals = deals(params["deal_seed"], first + k)[first:]
     res = clairvoyant_bounds(the_deals, game.cfg, time_limit=params["time_limit"])
     scale = params[f"scale_{spec['scoring']}"]
-    dual = duality_bounds(the_deals, game.cfg, values, scale, res["grids"], by_cell=params["by_cell"])
+    dual = duality_bounds(the_deals, game.cfg, values, scale, res["grids"], by_cell=params["by_cell"],
+                          inner=params["inner"], dw_iterations=params["dw_iterations"])
     rows = [{"deal": first + i, "arrangement": int(res["best"][i]), "upper": float(res["upper"][i]),
              "core_upper": float(res["core_upper"][i]), "partition_upper": float(res["partition_upper"][i]),
              "proven": bool(res["proven"][i]), "duality_upper": float(dual["upper"][i]),
-             "relaxed_score": float(dual["score"][i]), "relaxed_penalty": float(dual["penalty"][i])}
+             "duality_lp_upper": float(dual["lp_upper"][i]), "relaxed_score": float(dual["score"][i]),
+             "relaxed_penalty": float(dual["penalty"][i])}
             for i in range(k)]
     if params["compare_learned"] and params["penalty"] != "learned":
         # The learned table's bound on the same deals, at its own tuned scale: a paired measure of the fit.
         learned = duality_bounds(the_deals, game.cfg, load_penalty_values(spec["scoring"]),
                                  TUNED_SCALE[(spec["scoring"], params["by_cell"])], res["grids"],
-                                 by_cell=params["by_cell"])
+                                 by_cell=params["by_cell"], inner=params["inner"],
+                                 dw_iterations=params["dw_iterations"])
         for i, row in enumerate(rows):
             row["duality_upper_learned"] = float(learned["upper"][i])
     return rows
@@ -139,8 +151,10 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
         "Lower and upper bounds on the optimal expected score (95% t intervals). " + deals_note
         + " The clairvoyant bound is the per-deal minimum of the "
         "core ILP and the set-partitioning LP; `proven_optimal` counts deals where the arrangement found "
-        "meets it. The duality bound is the mean of an upper bound (the Lagrangian bound of the "
-        f"set-partitioning LP) on the best arrangement of each deal under score minus the {params['penalty']} "
+        "meets it. The duality bound is the mean of an upper bound ("
+        + ("the Dantzig-Wolfe bound, each side's partition integral, or the set-partitioning LP's if smaller"
+           if params.get("inner") == "dw" else "the Lagrangian bound of the set-partitioning LP")
+        + f") on the best arrangement of each deal under score minus the {params['penalty']} "
         "penalty (`penalty_table.load_penalty_values`); the penalty and its scale were fixed on separate "
         "tuning deals. The gap share is "
         "(clairvoyant - duality) / (clairvoyant mean - agent mean) per deal; its interval ignores the "
@@ -175,10 +189,20 @@ def bounds_table(bound: pd.DataFrame, params: dict) -> pd.DataFrame:
         clair = mean_ci(g["upper"])
         rows.append(_row(scoring, "upper: clairvoyant bound", clair, proven_optimal=int(g["proven"].sum())))
         dual = mean_ci(g["duality_upper"])
+        # Results older than the inner solver's field (version 3) were bounded by the LP and say nothing.
+        inner = {"dw": ", Dantzig-Wolfe inner bound", "lp": ", set-partitioning LP inner bound"}.get(
+            params.get("inner"), "")
         rows.append(_row(scoring, f"upper: duality bound ({params['penalty']} penalty, scale "
-                                  f"{params[f'scale_{scoring}']})", dual))
+                                  f"{params[f'scale_{scoring}']}{inner})", dual))
         closed = mean_ci((g["upper"] - g["duality_upper"]) / (clair.value - mean))
         rows.append(_row(scoring, "share of the clairvoyant-to-agent gap closed", closed))
+        if params.get("inner") == "dw" and "duality_lp_upper" in g:
+            rows.append(_row(scoring, "duality bound, set-partitioning LP inner bound (same deals)",
+                             mean_ci(g["duality_lp_upper"])))
+            rows.append(_row(scoring, "duality bound, Dantzig-Wolfe minus LP inner bound (paired)",
+                             mean_ci(g["duality_upper"] - g["duality_lp_upper"])))
+            rows.append(_row(scoring, "relaxed arrangement found (score minus penalty)",
+                             mean_ci(g["relaxed_score"] - g["relaxed_penalty"])))
         if "duality_upper_learned" in g and g["duality_upper_learned"].notna().all():
             rows.append(_row(scoring, "duality bound with the learned penalty (same deals)",
                              mean_ci(g["duality_upper_learned"])))

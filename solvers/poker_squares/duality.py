@@ -31,8 +31,9 @@ deal is known, ``L_t`` is the line's final set ``S`` intersected with
 positions 0..t, so the total penalty of an arrangement is a sum over its ten
 lines of ``pi(S)`` (rows and columns differ: the table is keyed by
 orientation), and the relaxed problem is the best arrangement with line
-values ``points(S) - pi(S)``, solved exactly or bounded by
-``gamut.solvers.poker_squares.partition``.
+values ``points(S) - pi(S)``, bounded by the set-partitioning LP of
+``gamut.solvers.poker_squares.partition`` and, tighter, by the Dantzig-Wolfe
+bound of ``gamut.solvers.poker_squares.partition_dw``.
 
 ``scale`` is chosen on tuning deals disjoint from the reported ones (a
 per-deal choice would use the deal and break validity; so would taking, deal
@@ -54,6 +55,7 @@ from gamut.envs.poker_squares import kernels as K
 from gamut.solvers.poker_squares.penalty_table import NUM_KEYS, line_value_v1
 from gamut.solvers.poker_squares.partition import NUM_SETS, anneal_sets, arrangement_value, check_deal, \
     check_positions, partition_bound, set_points
+from gamut.solvers.poker_squares.partition_dw import dw_bound
 
 _LAST = K.NUM_CELLS - 2  # the last penalised step: t = 23, before the 25th card
 # Penalty scale per (scoring, by_cell), the minimiser of the mean bound on tuning deals (seed 777, never
@@ -212,15 +214,23 @@ def positions_grid(deal, grid_cards) -> np.ndarray:
     return np.array([pos[int(c)] for c in grid_cards], dtype=np.int64)
 
 
+INNER_SOLVERS = ("lp", "dw")
+
+
 def duality_bound(deal, cfg, values: np.ndarray, scale: float, incumbent_grid, time_limit: float = 5.0,
-                  by_cell: bool = True) -> dict:
+                  by_cell: bool = True, inner: str = "dw", dw_iterations: int = 200) -> dict:
     """Upper bound on ``max over arrangements (score - penalty)`` for one deal.
 
     ``incumbent_grid`` (int (25,), card ids) starts an annealing of the relaxed problem whose result
-    starts the solver. Returns the dict of
-    ``partition.partition_bound`` (``upper`` is the deal's term of the duality bound) plus
+    starts the solver. ``inner`` picks the bound on the relaxed problem: ``"lp"`` the set-partitioning
+    LP (``partition.partition_bound``, ``time_limit`` seconds), ``"dw"`` that and then the tighter
+    Dantzig-Wolfe bound (``partition_dw.dw_bound``, at most ``dw_iterations`` column-generation steps),
+    the smaller of the two. Returns the dict of ``partition.partition_bound`` (``upper`` is the deal's
+    term of the duality bound) plus ``lp_upper`` (the LP's bound), ``dw_upper`` (NaN with ``"lp"``),
     ``score`` and ``penalty`` of the best relaxed arrangement found.
     """
+    if inner not in INNER_SOLVERS:
+        raise ValueError(f"inner must be one of {INNER_SOLVERS}, got {inner!r}")
     weights = penalized_weights(deal, cfg, values, scale, by_cell)
     # A good relaxed arrangement only matters for reduced-cost fixing and for reporting how far the LP
     # bound is from the relaxed optimum; the bound itself does not depend on it.
@@ -228,6 +238,15 @@ def duality_bound(deal, cfg, values: np.ndarray, scale: float, incumbent_grid, t
     _, start = anneal_sets(weights, positions_grid(deal, incumbent_grid), temp_start=5.0 * temp,
                            temp_end=1.0 * temp)
     res = partition_bound(weights, start, time_limit=time_limit)
+    res["lp_upper"] = res["upper"]
+    res["dw_upper"] = float("nan")
+    if inner == "dw" and not res["proved"]:
+        dw = dw_bound(weights, res["grid"], max_iterations=dw_iterations, time_limit=max(time_limit, 60.0))
+        res["dw_upper"] = dw["upper"]
+        if dw["value"] > res["value"]:
+            res["grid"], res["value"] = dw["grid"], dw["value"]
+        res["upper"] = max(min(res["upper"], dw["upper"]), res["value"])
+        res["proved"] = bool(res["upper"] <= res["value"] + 1e-6)
     points = set_points(deal, cfg)
     res["score"] = arrangement_value(np.stack([points, points]), res["grid"])
     res["penalty"] = res["score"] - res["value"]
@@ -235,17 +254,19 @@ def duality_bound(deal, cfg, values: np.ndarray, scale: float, incumbent_grid, t
 
 
 def duality_bounds(deals: np.ndarray, cfg, values: np.ndarray, scale: float, grids: np.ndarray,
-                   by_cell: bool = True, time_limit: float = 5.0) -> dict:
-    """``duality_bound`` on every deal: arrays (n,) ``upper``, ``value``, ``score``, ``penalty``, ``proved``.
+                   by_cell: bool = True, time_limit: float = 5.0, inner: str = "dw", dw_iterations: int = 200) -> dict:
+    """``duality_bound`` on every deal: arrays (n,) ``upper``, ``lp_upper``, ``dw_upper``, ``value``, ``score``,
+    ``penalty``, ``proved``.
 
     ``grids`` int (n, 25): an arrangement of each deal (card ids) to start from. The mean of ``upper``
     bounds the optimal expected score if ``scale`` and ``by_cell`` were fixed without looking at ``deals``.
     """
-    keys = ("upper", "value", "score", "penalty")
+    keys = ("upper", "lp_upper", "dw_upper", "value", "score", "penalty")
     out = {k: np.empty(len(deals)) for k in keys}
     out["proved"] = np.zeros(len(deals), dtype=bool)
     for i, (deal, grid) in enumerate(zip(deals, grids)):
-        res = duality_bound(deal, cfg, values, scale, grid, time_limit=time_limit, by_cell=by_cell)
+        res = duality_bound(deal, cfg, values, scale, grid, time_limit=time_limit, by_cell=by_cell, inner=inner,
+                            dw_iterations=dw_iterations)
         for k in keys:
             out[k][i] = res[k]
         out["proved"][i] = res["proved"]

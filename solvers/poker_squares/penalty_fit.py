@@ -12,7 +12,10 @@ Per deal the bound is the optimum of the set-partitioning LP with line values
 ``points(S) - pi_v(S)``, a convex piecewise-linear function of ``v`` (the
 maximum over the LP's vertices of a linear function of ``v``, since ``pi_v``
 is linear in ``v``). At an LP optimum ``x*`` its subgradient is
-``-sum_S x*_S d pi_v(S) / dv``, and ``d pi_v(S) / dv[key]`` is, summed over
+``-sum_S x*_S d pi_v(S) / dv``. The Dantzig-Wolfe bound (``--inner dw``,
+``partition_dw``) is the same kind of function, the optimum of its master
+LP over convex combinations of partitions; ``x*_S`` is then the weight of the
+partitions holding ``S``. And ``d pi_v(S) / dv[key]`` is, summed over
 the steps t = 0..23 at which the line ``L_t = S ∩ {0..t}`` is not full and
 the line with one more card is not full either,
 
@@ -37,6 +40,7 @@ from gamut.envs.cards import NUM_CARDS
 from gamut.envs.poker_squares import kernels as K
 from gamut.solvers.poker_squares.duality import penalized_weights, positions_grid
 from gamut.solvers.poker_squares.partition import SETS, anneal_sets, partition_bound
+from gamut.solvers.poker_squares.partition_dw import dw_bound
 from gamut.solvers.poker_squares.penalty_table import NUM_KEYS, line_key_v1
 
 _LAST = K.NUM_CELLS - 2  # the last penalised step: t = 23
@@ -83,23 +87,32 @@ def set_gradient(deal, side: int, set_id: int, scale: float, by_cell: bool = Tru
 
 
 def bound_and_gradient(deal, cfg, values: np.ndarray, scale: float, start_grid, by_cell: bool = True,
-                       time_limit: float = 5.0) -> tuple[float, np.ndarray, np.ndarray]:
-    """The deal's LP duality bound under ``values``, its subgradient in ``values``, and a good arrangement.
+                       time_limit: float = 5.0, inner: str = "lp") -> tuple[float, np.ndarray, np.ndarray]:
+    """The deal's duality bound under ``values``, its subgradient in ``values``, and a good arrangement.
 
     ``start_grid`` (int (25,), cell -> deal position) starts an annealing of the relaxed problem; its
-    result is returned (to start the next call on the same deal).
+    result is returned (to start the next call on the same deal). ``inner``: the set-partitioning LP
+    (``"lp"``) or the Dantzig-Wolfe bound (``"dw"``, ``partition_dw``), whose master optimum gives the
+    subgradient the same way (a convex combination of partitions, as weights of sets).
     """
     weights = penalized_weights(deal, cfg, values, scale, by_cell)
     temp = max(1, int(np.abs(np.asarray(cfg)[K.C_POINTS:]).max())) / 100.0
     _, start = anneal_sets(weights, start_grid, iterations=20_000, restarts=1, temp_start=5.0 * temp,
                            temp_end=temp)
-    res = partition_bound(weights, start, time_limit=time_limit, mip_columns=0)
+    if inner == "dw":
+        res = dw_bound(weights, start)
+        bound, solution = res["upper"], res["solution"]
+        if not res["converged"]:
+            raise RuntimeError("the Dantzig-Wolfe bound stopped before converging: its master gives no subgradient")
+    else:
+        res = partition_bound(weights, start, time_limit=time_limit, mip_columns=0)
+        bound, solution = res["lp"], res["lp_solution"]
     grad = np.zeros(NUM_KEYS, dtype=np.float64)
     deal = np.asarray(deal, dtype=np.int64)
-    for side, set_id, x in zip(*res["lp_solution"]):
+    for side, set_id, x in zip(*solution):
         # weights = points - pi, so the bound falls by x * d pi / d v.
         _add_set_gradient(deal, SETS[set_id], int(side), -float(x), float(scale), bool(by_cell), grad)
-    return res["lp"], grad, start
+    return bound, grad, start
 
 
 def key_groups(kind: str) -> np.ndarray:
@@ -120,8 +133,8 @@ def key_groups(kind: str) -> np.ndarray:
 
 def fit_values(deals: np.ndarray, cfg, values: np.ndarray, scale: float, grids: np.ndarray, epochs: int,
                batch: int = 20, lr: float = 0.5, by_cell: bool = True, log=None,
-               on_epoch=None, groups: np.ndarray | None = None) -> tuple[np.ndarray, list]:
-    """Adam on the mean LP duality bound over ``deals``: the fitted table and the mean bound of each epoch.
+               on_epoch=None, groups: np.ndarray | None = None, inner: str = "lp") -> tuple[np.ndarray, list]:
+    """Adam on the mean duality bound over ``deals``: the fitted table and the mean bound of each epoch.
 
     The table fitted is ``multiplier[groups[key]] * values[key]``, multipliers starting at 1 (with
     ``groups=None`` every key is its own parameter, moved additively: ``values[key] + shift[key]``).
@@ -143,6 +156,8 @@ def fit_values(deals: np.ndarray, cfg, values: np.ndarray, scale: float, grids: 
         Adam's step size: in points for keys, in units of the multiplier for groups.
     groups : int (NUM_KEYS,) or None
         ``key_groups(kind)``.
+    inner : str
+        The bound minimised: ``"lp"`` (set-partitioning LP) or ``"dw"`` (Dantzig-Wolfe).
     log : callable or None
         Called with one line of progress per epoch.
     on_epoch : callable or None
@@ -170,7 +185,7 @@ def fit_values(deals: np.ndarray, cfg, values: np.ndarray, scale: float, grids: 
             grad = np.zeros(NUM_KEYS)
             v = table(theta)
             for i in range(first, min(first + batch, len(deals))):
-                b, g, starts[i] = bound_and_gradient(deals[i], cfg, v, scale, starts[i], by_cell)
+                b, g, starts[i] = bound_and_gradient(deals[i], cfg, v, scale, starts[i], by_cell, inner=inner)
                 bounds.append(b)
                 grad += g
             grad /= min(first + batch, len(deals)) - first
@@ -184,7 +199,7 @@ def fit_values(deals: np.ndarray, cfg, values: np.ndarray, scale: float, grids: 
                                                                          + eps)
         history.append(float(np.mean(bounds)))
         if log is not None:
-            log(f"epoch {epoch}: mean LP bound {history[-1]:.3f} over {len(bounds)} deals, "
+            log(f"epoch {epoch}: mean {inner.upper()} bound {history[-1]:.3f} over {len(bounds)} deals, "
                 f"{time.perf_counter() - started:.0f} s")
         if on_epoch is not None:
             on_epoch(epoch, table(theta))
@@ -211,6 +226,8 @@ def main(argv=None) -> None:
     p.add_argument("--groups", choices=("line", "draw", "key"), default="line",
                    help="keys sharing one multiplier (key: every key moved on its own)")
     p.add_argument("--start", type=Path, default=None, help="npz table to start from (default: the learned one)")
+    p.add_argument("--inner", choices=("lp", "dw"), default="lp",
+                   help="bound minimised: set-partitioning LP or Dantzig-Wolfe (partition_dw)")
     p.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
     if a.seed == 2026:
@@ -231,7 +248,7 @@ def main(argv=None) -> None:
 
     groups = None if a.groups == "key" else key_groups(a.groups)
     values, history = fit_values(the_deals, game.cfg, start, a.scale, grids, a.epochs, a.batch, a.lr, log=log,
-                                 groups=groups,
+                                 groups=groups, inner=a.inner,
                                  on_epoch=lambda e, t: save(a.out.with_name(f"{a.out.stem}_epoch{e}.npz"), t))
     save(a.out, values)
     a.out.with_suffix(".json").write_text(json.dumps({"args": {k: str(v) for k, v in vars(a).items()},

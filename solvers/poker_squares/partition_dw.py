@@ -1,0 +1,354 @@
+"""A tighter bound on the best arrangement: Dantzig-Wolfe decomposition into a row side and a column side.
+
+The set-partitioning model of ``partition`` has, for each side (rows, then
+columns), the constraints "each position lies in exactly one chosen set", and
+between the sides "no pair of positions lies together in a chosen row and a
+chosen column". Its linear relaxation lets each side take fractions of
+overlapping sets, which is where most of its gap lies. Here each side's
+variables are whole *partitions* of the 25 positions into five sets, so each
+side is integral and only the coupling is relaxed:
+
+    maximise   sum over sides s and partitions P of  value_s(P) * lam[s, P]
+    subject to sum over P of lam[s, P] = 1                      (each side)
+               sum over s, P with pair p inside a set of P of lam[s, P] <= 1   (each pair p)
+               lam >= 0
+
+Its optimum is at most the set-partitioning LP's and at least the best
+arrangement (every arrangement is one row partition and one column partition
+sharing no pair). It is solved by column generation: the pricing problem of a
+side is the best partition of the 25 positions under set values ``weights[s] -
+sum of the pair duals of the set``, solved exactly by ``best_partition``. For
+any pair duals ``pi >= 0`` the Lagrangian bound
+
+    sum(pi) + best partition value of the row side + that of the column side
+
+is an upper bound on the best arrangement (each pair constraint relaxed with a
+non-negative multiplier, and each side maximised on its own), so the bound is
+valid at every iteration, whenever the solve stops.
+
+Exact best partition (``best_partition``): the linear relaxation of the side
+problem by column generation (one constraint per position), whose duals ``u``
+give each set a reduced value ``r = value - sum(u of its positions) <= 0``. A
+partition's value is ``sum(u) + sum of its sets' r``, so a partition within
+``G`` of the LP value uses only sets with ``r >= -G``: a depth-first search
+over those (the set holding the lowest uncovered position first, sets in
+decreasing ``r``) finds the best one, and ``G`` doubles until a partition is
+found. The side LP's gap is small (a few points), so the search looks at a few
+thousand sets of the 53,130.
+
+Worked example of a master column: the row partition of the identity grid
+(sets ``{0..4}, {5..9}, ..., {20..24}``) enters with cost ``sum(weights[0,
+set ids])``, a 1 in the row side's convexity row, and a 1 in the row of each of
+the 50 pairs inside its five sets (``{0, 1}``, ..., ``{23, 24}``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numba
+import numpy as np
+
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.poker_squares.partition import NUM_PAIRS, NUM_SETS, SET_PAIRS, SETS, arrangement_value, \
+    check_positions, check_weights, grid_from_sets, grid_sets, quiet_highs
+
+SET_MASKS = (np.int64(1) << SETS).sum(axis=1).astype(np.int64)  # bit p set for each position p of the set
+_LP_BATCH = 500
+
+
+class SideLP:
+    """Linear relaxation of "the best partition of ``n`` positions into sets of 5", kept warm between solves.
+
+    Parameters
+    ----------
+    sets : int64 (m, 5)
+        Candidate sets (position ids 0..n-1, sorted within each row); every 5-subset for an exact bound.
+    n : int
+        Number of positions, a multiple of 5.
+
+    Only the objective changes between ``solve`` calls, so the last basis stays
+    primal feasible and HiGHS resumes from it. One artificial column per
+    position (cost ``-big``, far below any partition) keeps every restricted LP
+    feasible; an optimum that still uses one means no partition exists.
+    """
+
+    def __init__(self, sets: np.ndarray, n: int):
+        import highspy
+
+        self.sets = np.ascontiguousarray(sets, dtype=np.int64)
+        self.n = int(n)
+        h = quiet_highs()
+        h.setOptionValue("threads", 1)
+        h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        h.addRows(self.n, np.ones(self.n), np.ones(self.n), 0, np.zeros(0, np.int32), np.zeros(0, np.int32),
+                  np.zeros(0))
+        h.addCols(self.n, np.zeros(self.n), np.zeros(self.n), np.full(self.n, np.inf), self.n,
+                  np.arange(self.n, dtype=np.int32), np.arange(self.n, dtype=np.int32), np.ones(self.n))
+        self.h = h
+        self.ids = np.zeros(0, dtype=np.int64)  # the set of LP column n + i is sets[ids[i]]
+        self.in_lp = np.zeros(len(self.sets), dtype=bool)
+        self.last_gap = 0.0  # LP value minus the best partition's, at the last solve
+
+    def _add(self, ids: np.ndarray, values: np.ndarray) -> None:
+        k = len(ids)
+        self.h.addCols(k, values[ids], np.zeros(k), np.full(k, np.inf), 5 * k,
+                       (np.arange(k) * 5).astype(np.int32), self.sets[ids].reshape(-1).astype(np.int32),
+                       np.ones(5 * k))
+        self.ids = np.concatenate([self.ids, ids])
+        self.in_lp[ids] = True
+
+    def solve(self, values: np.ndarray) -> tuple[float, np.ndarray]:
+        """LP value and reduced values ``values - u[sets].sum(1)`` (float64 (m,), all <= about 1e-9).
+
+        ValueError if no partition exists among the sets (the LP needs an artificial column).
+        """
+        import highspy
+
+        big = 10.0 * self.n * (1.0 + float(np.abs(values).max()))
+        self.h.changeColsCost(self.n, np.arange(self.n, dtype=np.int32), np.full(self.n, -big))
+        if len(self.ids):
+            self.h.changeColsCost(len(self.ids), np.arange(self.n, self.n + len(self.ids), dtype=np.int32),
+                                  values[self.ids])
+        else:
+            self._add(np.argsort(-values)[:_LP_BATCH], values)
+        while True:
+            self.h.run()
+            if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+                raise RuntimeError(f"side LP ended with status {self.h.getModelStatus()}")
+            u = np.asarray(self.h.getSolution().row_dual, dtype=np.float64)
+            reduced = values - u[self.sets].sum(axis=1)
+            outside = np.where(self.in_lp, -np.inf, reduced)
+            k = min(_LP_BATCH, int((outside > 1e-9).sum()))
+            if k == 0:
+                if np.asarray(self.h.getSolution().col_value)[: self.n].max() > 1e-9:
+                    raise ValueError("no partition of the positions exists among the given sets")
+                return float(u.sum()), reduced
+            self._add(np.argpartition(-outside, k - 1)[:k], values)
+
+
+@numba.njit(cache=True)
+def _search(order, starts, reduced, masks, n, gap, slack, best_sets):
+    """Best sum of ``reduced`` over partitions of positions 0..n-1 into sets of ``order`` (-1e300 if none >= -gap).
+
+    ``order`` lists candidate set ids grouped by their lowest position ``e`` (``starts[e]:starts[e + 1]``),
+    each group in decreasing ``reduced``; ``slack`` bounds any set's positive reduced value, so a branch is
+    cut only when even ``slack`` per set still left could not bring it back to ``-gap``.
+    """
+    groups = n // 5
+    chosen = np.empty(groups, np.int64)
+    ptr = np.empty(groups, np.int64)
+    acc = np.zeros(groups + 1)
+    covered = 0
+    found = -1e300
+    depth = 0
+    ptr[0] = starts[0]
+    while depth >= 0:
+        low = 0
+        while (covered >> low) & 1:
+            low += 1
+        advanced = False
+        while ptr[depth] < starts[low + 1]:
+            j = order[ptr[depth]]
+            ptr[depth] += 1
+            if acc[depth] + reduced[j] + slack * (groups - 1 - depth) < -gap:
+                ptr[depth] = starts[low + 1]
+                break
+            if masks[j] & covered:
+                continue
+            chosen[depth] = j
+            acc[depth + 1] = acc[depth] + reduced[j]
+            if depth == groups - 1:
+                if acc[groups] > found:
+                    found = acc[groups]
+                    best_sets[:] = chosen
+                    gap = -found  # from now on only better partitions matter
+                continue
+            covered |= masks[j]
+            depth += 1
+            nxt = 0
+            while (covered >> nxt) & 1:
+                nxt += 1
+            ptr[depth] = starts[nxt]
+            advanced = True
+            break
+        if not advanced:
+            depth -= 1
+            if depth >= 0:
+                covered &= ~masks[chosen[depth]]
+    return found
+
+
+def best_partition(values: np.ndarray, lp: SideLP | None = None, sets: np.ndarray = SETS,
+                   n: int = K.NUM_CELLS) -> tuple[float, np.ndarray]:
+    """The best partition of positions 0..n-1 into five-sets, exactly.
+
+    Parameters
+    ----------
+    values : float64 (m,)
+        Value of each candidate set ``sets[j]``.
+    lp : SideLP, optional
+        A warm side LP over the same ``sets`` (repeated calls with changing values reuse its basis).
+    sets : int64 (m, 5)
+        Candidate sets, positions sorted within each row (default: all 53,130 five-subsets of 25).
+    n : int
+        Number of positions (a multiple of 5, at most 60).
+
+    Returns
+    -------
+    (value, ids)
+        The best total value (float) and the ids (int64 (n // 5,)) of its sets; ValueError if no partition
+        exists among ``sets``.
+
+    Example: with ``n = 10`` and ``sets`` all 252 five-subsets of 0..9, valued 1 for ``{0..4}`` and
+    ``{5..9}`` and 0 otherwise, the answer is 2 with those two sets.
+    """
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    sets = np.ascontiguousarray(sets, dtype=np.int64)
+    if lp is None:
+        lp = SideLP(sets, n)
+    if values.shape != (len(sets),):
+        raise ValueError(f"values must be float64 ({len(sets)},), got {values.shape}")
+    _, reduced = lp.solve(values)
+    slack = max(float(reduced.max()), 0.0)
+    # Start from the gap the last solve of this side needed: between column-generation steps it changes little.
+    gap = max(0.5, 1.25 * lp.last_gap)
+    chosen = np.full(n // 5, -1, dtype=np.int64)
+    while True:
+        keep = np.flatnonzero(reduced >= -gap - slack)
+        # Relabel the positions so those in the fewest candidate sets come first: the search branches on the
+        # lowest uncovered position, so it then branches where there is least choice.
+        counts = np.bincount(sets[keep].reshape(-1), minlength=n)
+        rank = np.empty(n, dtype=np.int64)
+        rank[np.argsort(counts, kind="stable")] = np.arange(n)
+        relabelled = rank[sets[keep]]
+        masks = (np.int64(1) << relabelled).sum(axis=1).astype(np.int64)
+        lows = relabelled.min(axis=1)
+        order = np.lexsort((-reduced[keep], lows))
+        starts = np.searchsorted(lows[order], np.arange(n + 1)).astype(np.int64)
+        local = np.full(n // 5, -1, dtype=np.int64)
+        found = _search(order, starts, reduced[keep], masks, n, gap, slack, local)
+        if found > -1e299:
+            chosen[:] = keep[local]
+            lp.last_gap = -found
+            return float(values[chosen].sum()), chosen
+        if len(keep) == len(sets):
+            raise ValueError("no partition of the positions exists among the given sets")
+        gap *= 2.0
+
+
+def _pair_rows(set_ids: np.ndarray) -> np.ndarray:
+    return np.unique(SET_PAIRS[set_ids].reshape(-1))
+
+
+def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, time_limit: float = 60.0,
+             tolerance: float = 1e-6) -> dict:
+    """Dantzig-Wolfe (Lagrangian) upper bound on the best arrangement value under ``weights``.
+
+    Parameters
+    ----------
+    weights : float64 (2, NUM_SETS)
+        Row and column values of every position set (as in ``partition.partition_bound``).
+    incumbent_grid : int (25,)
+        An arrangement (cell -> deal position): its row and column partitions start the master problem.
+    max_iterations, time_limit : int, float
+        Column generation stops at whichever comes first (or when the bound meets the master's value);
+        the bound is valid whenever it stops. The iteration count makes the result independent of the
+        machine's speed when it binds first.
+    tolerance : float
+        Relative gap between bound and master value that counts as converged.
+
+    Returns
+    -------
+    dict
+        ``upper`` (float, valid bound: the least Lagrangian bound seen), ``master`` (the last master
+        value), ``value`` and ``grid`` (the best arrangement known: the incumbent, or an integral pair of
+        master partitions if better), ``proved`` (``upper`` within ``tolerance`` of ``value``),
+        ``iterations``, ``converged`` (bound met the master value), ``seconds``, ``solution`` (the last
+        master optimum as weights of sets: arrays of side, set id and weight, the sum of ``lam`` over the
+        partitions holding the set; at convergence the bound's subgradient in ``weights``).
+    """
+    import highspy
+
+    started = time.perf_counter()
+    weights = check_weights(weights)
+    grid = check_positions(incumbent_grid, "incumbent_grid")
+    value = arrangement_value(weights, grid)
+    h = quiet_highs()
+    h.setOptionValue("threads", 1)
+    h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+    h.addRows(2, np.ones(2), np.ones(2), 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
+    h.addRows(NUM_PAIRS, np.full(NUM_PAIRS, -np.inf), np.ones(NUM_PAIRS), 0, np.zeros(0, np.int32),
+              np.zeros(0, np.int32), np.zeros(0))
+    columns: list[tuple[int, np.ndarray]] = []
+
+    def add(side: int, set_ids: np.ndarray) -> None:
+        rows = np.concatenate([[side], 2 + _pair_rows(set_ids)]).astype(np.int32)
+        h.addCols(1, np.array([weights[side, set_ids].sum()]), np.zeros(1), np.full(1, np.inf), len(rows),
+                  np.zeros(1, np.int32), rows, np.ones(len(rows)))
+        columns.append((side, np.sort(set_ids)))
+
+    rows, cols = grid_sets(grid)
+    add(0, np.array(rows, dtype=np.int64))
+    add(1, np.array(cols, dtype=np.int64))
+    sides = [SideLP(SETS, K.NUM_CELLS), SideLP(SETS, K.NUM_CELLS)]
+    upper = np.inf
+    master = -np.inf
+    converged = False
+    iterations = 0
+    while iterations < max_iterations:
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            raise RuntimeError(f"master LP ended with status {h.getModelStatus()}")
+        iterations += 1
+        master = h.getInfo().objective_function_value
+        duals = np.asarray(h.getSolution().row_dual, dtype=np.float64)
+        convexity, pair = duals[:2], np.maximum(duals[2:], 0.0)
+        lam = np.asarray(h.getSolution().col_value, dtype=np.float64)
+        grid, value = _best_master_pair(weights, columns, lam, grid, value)
+        bound = pair.sum()
+        priced = []
+        for side in range(2):
+            side_value, set_ids = best_partition(weights[side] - pair[SET_PAIRS].sum(axis=1), sides[side])
+            bound += side_value
+            priced.append((side_value, set_ids))
+        upper = min(upper, bound)
+        if upper - master <= tolerance * max(1.0, abs(master)):
+            converged = True
+            break
+        added = 0
+        for side, (side_value, set_ids) in enumerate(priced):
+            if side_value - convexity[side] > tolerance * max(1.0, abs(side_value)):
+                add(side, set_ids)
+                added += 1
+        if added == 0:
+            converged = True
+            break
+        if time.perf_counter() - started > time_limit:
+            break
+    upper = max(upper, value)
+    set_weight = np.zeros((2, NUM_SETS))
+    for (side, set_ids), x in zip(columns, lam):
+        set_weight[side, set_ids] += x
+    sides, ids = np.nonzero(set_weight > 1e-12)
+    return {"upper": float(upper), "master": float(master), "value": float(value), "grid": grid,
+            "proved": bool(upper - value <= tolerance * max(1.0, abs(value))), "iterations": iterations,
+            "converged": converged, "seconds": time.perf_counter() - started,
+            "solution": (sides, ids, set_weight[sides, ids])}
+
+
+def _best_master_pair(weights, columns, lam, grid, value):
+    """Every (row partition, column partition) pair in the master's support that forms an arrangement."""
+    support = [c for c, x in zip(columns, lam) if x > 1e-9]
+    row_parts = [ids for side, ids in support if side == 0]
+    col_parts = [ids for side, ids in support if side == 1]
+    for r in row_parts[:30]:
+        row_masks = SET_MASKS[r]
+        for c in col_parts[:30]:
+            inter = row_masks[:, None] & SET_MASKS[c][None, :]
+            if np.all((inter != 0) & ((inter & (inter - 1)) == 0)):
+                candidate = grid_from_sets(r.tolist(), c.tolist())
+                found = arrangement_value(weights, candidate)
+                if found > value:
+                    grid, value = candidate, found
+    return grid, value

@@ -1,0 +1,124 @@
+"""Dantzig-Wolfe bound of the arrangement problem: the exact side solver against brute force, the bound's validity."""
+
+from itertools import combinations, permutations
+
+import numpy as np
+import pytest
+
+import gamut.envs  # noqa: F401
+from gamut.envs.poker_squares import kernels as K
+from gamut.solvers.poker_squares import partition as P
+from gamut.solvers.poker_squares.bounds import anneal
+from gamut.solvers.poker_squares.duality import duality_bound, penalized_weights, positions_grid
+from gamut.solvers.poker_squares.evaluation import deals
+from gamut.solvers.poker_squares.partition_dw import SideLP, best_partition, dw_bound
+from gamut.solvers.poker_squares.penalty_table import load_penalty_values
+
+AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
+CFG = K.make_config(1, False, False, AMERICAN)
+IDENTITY = np.arange(25)
+
+
+def _all_partitions(items):
+    """Every partition of ``items`` (a sorted tuple) into five-sets, each as a list of sorted tuples."""
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for others in combinations(rest, 4):
+        left = tuple(x for x in rest if x not in others)
+        for tail in _all_partitions(left):
+            yield [(first, *others)] + tail
+
+
+@pytest.mark.parametrize("n, seed", [(10, 0), (10, 1), (15, 2), (15, 3)])
+def test_best_partition_matches_brute_force(n, seed):
+    rng = np.random.default_rng(seed)
+    sets = np.array(list(combinations(range(n), 5)), dtype=np.int64)
+    index = {tuple(s): j for j, s in enumerate(sets.tolist())}
+    # Integer-valued sets, with ties and a few very good sets, so the LP is fractional and the gap doubles.
+    values = rng.integers(-20, 5, len(sets)).astype(np.float64)
+    values[rng.choice(len(sets), 6, replace=False)] += 30
+    expected = max(sum(values[index[s]] for s in part) for part in _all_partitions(tuple(range(n))))
+    value, ids = best_partition(values, sets=sets, n=n)
+    assert value == expected
+    assert sorted(sets[ids].reshape(-1).tolist()) == list(range(n))
+    assert values[ids].sum() == expected
+    # A warm side LP gives the same answers as the values change.
+    lp = SideLP(sets, n)
+    for _ in range(3):
+        values = rng.normal(size=len(sets)) * 10
+        expected = max(sum(values[index[s]] for s in part) for part in _all_partitions(tuple(range(n))))
+        assert best_partition(values, lp, sets=sets, n=n)[0] == pytest.approx(expected, abs=1e-9)
+
+
+def test_best_partition_names_bad_input():
+    sets = np.array(list(combinations(range(10), 5)), dtype=np.int64)
+    with pytest.raises(ValueError, match="values must be"):
+        best_partition(np.zeros(5), sets=sets, n=10)
+    only_with_zero = sets[sets[:, 0] == 0][:1]  # {0..4} alone cannot cover 5..9
+    with pytest.raises(ValueError, match="no partition"):
+        best_partition(np.zeros(1), sets=only_with_zero, n=10)
+
+
+def _restricted(seed):
+    """Weights allowing only the lines of grids that permute 5 cells of the identity grid; the optimum."""
+    rng = np.random.default_rng(seed)
+    cells = rng.choice(25, 5, replace=False)
+    grids = []
+    for perm in permutations(cells):
+        grid = IDENTITY.copy()
+        grid[cells] = grid[list(perm)]
+        grids.append(grid)
+    allowed = [set(), set()]
+    for grid in grids:
+        rows, cols = P.grid_sets(grid)
+        allowed[0].update(rows)
+        allowed[1].update(cols)
+    weights = np.full((2, P.NUM_SETS), -1000.0)
+    for side in range(2):
+        ids = sorted(allowed[side])
+        weights[side, ids] = rng.integers(0, 20, len(ids))
+    # Every arrangement of the allowed lines is one of these grids' row sets with another's column sets.
+    best = -np.inf
+    row_sets = {tuple(sorted(P.grid_sets(g)[0])) for g in grids}
+    col_sets = {tuple(sorted(P.grid_sets(g)[1])) for g in grids}
+    for rows in row_sets:
+        for cols in col_sets:
+            try:
+                P.grid_from_sets(rows, cols)
+            except ValueError:
+                continue
+            best = max(best, weights[0, list(rows)].sum() + weights[1, list(cols)].sum())
+    return weights, best
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dw_bound_is_valid_and_exact_on_restricted_families(seed):
+    weights, expected = _restricted(seed)
+    res = dw_bound(weights, IDENTITY)
+    assert res["upper"] >= expected - 1e-6
+    assert res["value"] <= expected + 1e-9
+    assert res["value"] == pytest.approx(P.arrangement_value(weights, res["grid"]))
+    lp = P.partition_bound(weights, IDENTITY, time_limit=20.0)["lp"]
+    assert res["upper"] <= lp + 1e-6
+    assert res["converged"]
+
+
+def test_dw_bound_is_between_the_relaxed_arrangement_and_the_lp_on_real_deals():
+    values = load_penalty_values("american")
+    for i, deal in enumerate(deals(14, 2)):
+        grid = anneal(deal, CFG, iterations=5000, restarts=1, seed=i)[1]
+        res = duality_bound(deal, CFG, values, 1.5, grid, time_limit=10.0, inner="dw")
+        lp = duality_bound(deal, CFG, values, 1.5, grid, time_limit=10.0, inner="lp")
+        assert np.isnan(lp["dw_upper"]) and lp["upper"] == lp["lp_upper"]
+        assert res["value"] <= res["upper"] <= res["lp_upper"] + 1e-6
+        assert res["upper"] <= res["dw_upper"] + 1e-9
+        assert res["lp_upper"] == pytest.approx(lp["lp_upper"], abs=1e-6)
+        # The bound is on the relaxed problem: no arrangement, annealed at length, exceeds it.
+        weights = penalized_weights(deal, CFG, values, 1.5)
+        found, _ = P.anneal_sets(weights, positions_grid(deal, grid), iterations=200_000, restarts=3, seed=i,
+                                 temp_start=1.5, temp_end=0.3)
+        assert found <= res["upper"] + 1e-6
+    with pytest.raises(ValueError, match="inner must be"):
+        duality_bound(deal, CFG, values, 1.5, grid, inner="mip")
