@@ -31,9 +31,10 @@ problem by column generation (one constraint per position), whose duals ``u``
 give each set a reduced value ``r = value - sum(u of its positions) <= 0``. A
 partition's value is ``sum(u) + sum of its sets' r``, so a partition within
 ``G`` of the LP value uses only sets with ``r >= -G``: a depth-first search
-over those (the set holding the lowest uncovered position first, sets in
+over those (positions relabelled so that those in the fewest of these sets
+come first; then the set holding the lowest uncovered position first, sets in
 decreasing ``r``) finds the best one, and ``G`` doubles until a partition is
-found. The side LP's gap is small (a few points), so the search looks at a few
+found, starting from the gap the side's previous solve needed. The side LP's gap is small (a few points), so the search looks at a few
 thousand sets of the 53,130.
 
 Worked example of a master column: the row partition of the identity grid
