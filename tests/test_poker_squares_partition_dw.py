@@ -11,6 +11,7 @@ from gamut.solvers.poker_squares import partition as P
 from gamut.solvers.poker_squares.bounds import anneal
 from gamut.solvers.poker_squares.duality import duality_bound, penalized_weights, positions_grid
 from gamut.solvers.poker_squares.evaluation import deals
+from gamut.solvers.poker_squares.partition_bnp import bnp_bound, forbidden_sets
 from gamut.solvers.poker_squares.partition_dw import SideLP, best_partition, dw_bound
 from gamut.solvers.poker_squares.penalty_table import load_penalty_values
 
@@ -122,3 +123,37 @@ def test_dw_bound_is_between_the_relaxed_arrangement_and_the_lp_on_real_deals():
         assert found <= res["upper"] + 1e-6
     with pytest.raises(ValueError, match="inner must be"):
         duality_bound(deal, CFG, values, 1.5, grid, inner="mip")
+
+
+def test_forbidden_sets_follow_the_pair_status():
+    bad = forbidden_sets({0: "row"})  # pair {0, 1}
+    split, both = P._SET_ID[(0, 2, 3, 4, 5)], P._SET_ID[(0, 1, 2, 3, 4)]
+    assert bad[0, split] and not bad[0, both] and bad[1, both] and not bad[1, split]
+    neither = forbidden_sets({0: "neither"})
+    assert neither[0, both] and neither[1, both] and not neither[0, split]
+    assert not forbidden_sets({}).any()
+    with pytest.raises(ValueError, match="status is one of"):
+        forbidden_sets({0: "diagonal"})
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_branch_and_price_is_valid_never_above_the_root_and_one_node_is_dw(seed):
+    weights, expected = _restricted(seed)
+    res = bnp_bound(weights, IDENTITY, max_nodes=13)
+    assert expected - 1e-6 <= res["upper"] <= res["root"] + 1e-9
+    assert res["value"] <= expected + 1e-9
+    assert res["value"] == pytest.approx(P.arrangement_value(weights, res["grid"]))
+    assert bnp_bound(weights, IDENTITY, max_nodes=1)["upper"] == pytest.approx(dw_bound(weights, IDENTITY)["upper"])
+    with pytest.raises(ValueError, match="max_nodes"):
+        bnp_bound(weights, IDENTITY, max_nodes=0)
+
+
+def test_branch_and_price_lowers_the_bound_of_a_real_relaxed_problem():
+    values = load_penalty_values("american", "fitted")
+    deal = deals(777, 1)[0]
+    weights = penalized_weights(deal, CFG, values, 1.5)
+    start = positions_grid(deal, anneal(deal, CFG, iterations=5000, restarts=1, seed=0)[1])
+    res = bnp_bound(weights, start, max_nodes=7)
+    assert res["nodes"] == 7
+    assert res["value"] <= res["upper"] < res["root"] - 0.1
+    assert res["value"] == pytest.approx(P.arrangement_value(weights, res["grid"]))
