@@ -80,7 +80,8 @@ def bnp_bound(weights: np.ndarray, incumbent_grid, max_nodes: int = 40, dw_itera
     incumbent_grid : int (25,)
         An arrangement (cell -> deal position) to start from.
     max_nodes : int
-        Nodes whose Dantzig-Wolfe bound is computed (the root is node 1); ``max_nodes=1`` is ``dw_bound``.
+        Nodes whose Dantzig-Wolfe bound is computed (the root is node 1; a node's three children are bounded
+        together, so up to ``max_nodes + 2``); ``max_nodes=1`` is ``dw_bound``.
     dw_iterations : int
         Column-generation steps at most per node.
 
