@@ -183,3 +183,5 @@ def test_dw_bound_gradient_is_a_subgradient():
         other = values * rng.uniform(0.7, 1.3, NUM_KEYS)
         moved, _, _ = bound_and_gradient(deal, cfg, other, 1.5, start, inner="dw")
         assert moved >= bound + grad @ (other - values) - 1e-6
+    with pytest.raises(ValueError, match="inner must be"):
+        bound_and_gradient(deal, cfg, values, 1.5, start, inner="mip")

@@ -95,6 +95,8 @@ def bound_and_gradient(deal, cfg, values: np.ndarray, scale: float, start_grid, 
     (``"lp"``) or the Dantzig-Wolfe bound (``"dw"``, ``partition_dw``), whose master optimum gives the
     subgradient the same way (a convex combination of partitions, as weights of sets).
     """
+    if inner not in ("lp", "dw"):
+        raise ValueError(f"inner must be 'lp' (set-partitioning LP) or 'dw' (Dantzig-Wolfe), got {inner!r}")
     weights = penalized_weights(deal, cfg, values, scale, by_cell)
     temp = max(1, int(np.abs(np.asarray(cfg)[K.C_POINTS:]).max())) / 100.0
     _, start = anneal_sets(weights, start_grid, iterations=20_000, restarts=1, temp_start=5.0 * temp,
