@@ -53,6 +53,7 @@ EXPERIMENTS: dict[str, str] = {
     "poker_squares_bounds": "gamut.experiments.trials.poker_squares_bounds",
     "poker_squares_endgame": "gamut.experiments.trials.poker_squares_endgame",
     "poker_squares_lower_bound": "gamut.experiments.trials.poker_squares_lower_bound",
+    "poker_squares_upper_bound": "gamut.experiments.trials.poker_squares_upper_bound",
     "palace_tournament": "gamut.experiments.trials.palace_tournament",
     "dice_optimal": "gamut.experiments.trials.dice_optimal",
     "dice_ranking": "gamut.experiments.trials.dice_ranking",

@@ -12,7 +12,7 @@ from gamut.solvers.poker_squares.bounds import anneal
 from gamut.solvers.poker_squares.duality import duality_bound, penalized_weights, positions_grid
 from gamut.solvers.poker_squares.evaluation import deals
 from gamut.solvers.poker_squares.partition_bnp import bnp_bound, forbidden_sets
-from gamut.solvers.poker_squares.partition_dw import SideLP, best_partition, dw_bound
+from gamut.solvers.poker_squares.partition_dw import SideLP, best_partition, dw_bound, gather_sums
 from gamut.solvers.poker_squares.penalty_table import load_penalty_values
 
 AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
@@ -104,6 +104,29 @@ def test_dw_bound_is_valid_and_exact_on_restricted_families(seed):
     lp = P.partition_bound(weights, IDENTITY, time_limit=20.0)["lp"]
     assert res["upper"] <= lp + 1e-6
     assert res["converged"]
+
+
+def test_gather_sums_is_the_numpy_gather():
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=300)
+    assert np.allclose(gather_sums(P.SET_PAIRS[:2000], x), x[P.SET_PAIRS[:2000]].sum(axis=1))
+    assert np.allclose(gather_sums(np.array([[0, 2], [1, 2]]), np.array([1.0, 10.0, 100.0])), [101.0, 110.0])
+
+
+def test_dw_bound_from_a_pool_and_warm_sides_reaches_the_same_bound():
+    weights, expected = _restricted(1)
+    cold = dw_bound(weights, IDENTITY)
+    # A pool of the cold solve's partitions, re-solved under shifted weights against a fresh solve of those.
+    shifted = weights - 0.3 * np.random.default_rng(0).random(weights.shape)
+    fresh = dw_bound(shifted, IDENTITY)
+    warm = dw_bound(shifted, IDENTITY, pool=cold["columns"], sides=cold["sides"])
+    assert fresh["converged"] and warm["converged"]
+    assert warm["upper"] == pytest.approx(fresh["upper"], abs=1e-6)
+    assert warm["iterations"] <= fresh["iterations"]
+    again = dw_bound(weights, IDENTITY, pool=cold["columns"])
+    assert again["upper"] == pytest.approx(cold["upper"], abs=1e-6) and again["iterations"] < cold["iterations"]
+    with pytest.raises(ValueError, match="pool holds"):
+        dw_bound(weights, IDENTITY, pool=[(2, np.arange(5))])
 
 
 def test_dw_bound_is_between_the_relaxed_arrangement_and_the_lp_on_real_deals():

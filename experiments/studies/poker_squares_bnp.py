@@ -19,8 +19,6 @@ import argparse
 import json
 import time
 
-import numpy as np
-
 DESCRIPTION = "Branch and price against the Dantzig-Wolfe bound on Poker Squares relaxed problems"
 
 
@@ -40,12 +38,10 @@ def run(args) -> list[dict]:
     import pyspiel
 
     import gamut.envs  # noqa: F401
-    from gamut.envs.poker_squares import kernels as K
     from gamut.experiments.config import CONFIG_DIR
     from gamut.solvers.poker_squares.bounds import anneal
-    from gamut.solvers.poker_squares.duality import penalized_weights, positions_grid
+    from gamut.solvers.poker_squares.duality import penalized_weights, positions_grid, relaxed_start
     from gamut.solvers.poker_squares.evaluation import deals
-    from gamut.solvers.poker_squares.partition import anneal_sets
     from gamut.solvers.poker_squares.partition_bnp import bnp_bound
     from gamut.solvers.poker_squares.penalty_table import load_penalty_values
     from gamut.solvers.stats import mean_ci
@@ -58,13 +54,12 @@ def run(args) -> list[dict]:
         scale = float(params[f"scale_{args.scoring}"])
     game = pyspiel.load_game("poker_squares", {"scoring": args.scoring})
     values = load_penalty_values(args.scoring, args.penalty)
-    temp = max(1, int(np.abs(np.asarray(game.cfg)[K.C_POINTS:]).max())) / 100.0  # as duality_bound anneals
     rows = []
     for i, deal in enumerate(deals(args.seed, args.deals)):
         started = time.process_time()
         weights = penalized_weights(deal, game.cfg, values, scale)
         grid = anneal(deal, game.cfg, 20_000, 1, seed=i)[1]
-        _, start = anneal_sets(weights, positions_grid(deal, grid), temp_start=5.0 * temp, temp_end=temp)
+        start = relaxed_start(weights, game.cfg, positions_grid(deal, grid))
         res = bnp_bound(weights, start, max_nodes=args.nodes)
         rows.append({"deal": i, "found": res["value"], "dw_root": res["root"], "bnp": res["upper"],
                      "nodes": res["nodes"], "proved": res["proved"], "cpu_seconds": time.process_time() - started})

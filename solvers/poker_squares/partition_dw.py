@@ -34,8 +34,9 @@ partition's value is ``sum(u) + sum of its sets' r``, so a partition within
 over those (positions relabelled so that those in the fewest of these sets
 come first; then the set holding the lowest uncovered position first, sets in
 decreasing ``r``) finds the best one, and ``G`` doubles until a partition is
-found, starting from the gap the side's previous solve needed. The side LP's gap is small (a few points), so the search looks at a few
-thousand sets of the 53,130.
+found, starting from the gap the side's previous solve needed. The side LP's
+gap is small (a few points), so the search looks at a few thousand sets of the
+53,130.
 
 Worked example of a master column: the row partition of the identity grid
 (sets ``{0..4}, {5..9}, ..., {20..24}``) enters with cost ``sum(weights[0,
@@ -118,7 +119,7 @@ class SideLP:
             if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
                 raise RuntimeError(f"side LP ended with status {self.h.getModelStatus()}")
             u = np.asarray(self.h.getSolution().row_dual, dtype=np.float64)
-            reduced = values - u[self.sets].sum(axis=1)
+            reduced = values - gather_sums(self.sets, u)
             outside = np.where(self.in_lp, -np.inf, reduced)
             k = min(_LP_BATCH, int((outside > 1e-9).sum()))
             if k == 0:
@@ -126,6 +127,21 @@ class SideLP:
                     raise ValueError("no partition of the positions exists among the given sets")
                 return float(u.sum()), reduced
             self._add(np.argpartition(-outside, k - 1)[:k], values)
+
+
+@numba.njit(cache=True)
+def gather_sums(index, x):
+    """float64 (m,): ``x[index].sum(axis=1)`` for int64 ``index`` (m, k), without the (m, k) temporary.
+
+    Example: ``gather_sums(np.array([[0, 2], [1, 2]]), np.array([1.0, 10.0, 100.0]))`` is ``[101.0, 110.0]``.
+    """
+    out = np.empty(index.shape[0])
+    for j in range(index.shape[0]):
+        total = 0.0
+        for i in range(index.shape[1]):
+            total += x[index[j, i]]
+        out[j] = total
+    return out
 
 
 @numba.njit(cache=True)
@@ -243,7 +259,7 @@ def _pair_rows(set_ids: np.ndarray) -> np.ndarray:
 
 
 def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, time_limit: float = 60.0,
-             tolerance: float = 1e-6) -> dict:
+             tolerance: float = 1e-6, pool=(), sides: tuple[SideLP, SideLP] | None = None) -> dict:
     """Dantzig-Wolfe (Lagrangian) upper bound on the best arrangement value under ``weights``.
 
     Parameters
@@ -258,6 +274,12 @@ def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, tim
         machine's speed when it binds first.
     tolerance : float
         Relative gap between bound and master value that counts as converged.
+    pool : iterable of (int, int64 (5,))
+        Further partitions (side, set ids) to start the master with, such as the ``columns`` of an earlier
+        solve under nearby weights; a good pool saves most column-generation steps. Any partition is valid.
+    sides : (SideLP, SideLP), optional
+        Warm side LPs over all five-sets (row side, column side) from an earlier solve, to start from their
+        bases; new ones by default.
 
     Returns
     -------
@@ -267,7 +289,8 @@ def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, tim
         master partitions if better), ``proved`` (``upper`` within ``tolerance`` of ``value``),
         ``iterations``, ``converged`` (bound met the master value), ``seconds``, ``solution`` (the last
         master optimum as weights of sets: arrays of side, set id and weight, the sum of ``lam`` over the
-        partitions holding the set; at convergence the bound's subgradient in ``weights``).
+        partitions holding the set; at convergence the bound's subgradient in ``weights``), ``columns``
+        (the master's partitions, a pool for a later solve) and ``sides`` (the side LPs, warm).
     """
     import highspy
 
@@ -282,17 +305,29 @@ def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, tim
     h.addRows(NUM_PAIRS, np.full(NUM_PAIRS, -np.inf), np.ones(NUM_PAIRS), 0, np.zeros(0, np.int32),
               np.zeros(0, np.int32), np.zeros(0))
     columns: list[tuple[int, np.ndarray]] = []
+    known: set[tuple[int, tuple]] = set()
 
-    def add(side: int, set_ids: np.ndarray) -> None:
+    def add(side: int, set_ids: np.ndarray) -> bool:
+        set_ids = np.sort(np.asarray(set_ids, dtype=np.int64))
+        key = (int(side), tuple(set_ids.tolist()))
+        if key in known:
+            return False
+        known.add(key)
         rows = np.concatenate([[side], 2 + _pair_rows(set_ids)]).astype(np.int32)
         h.addCols(1, np.array([weights[side, set_ids].sum()]), np.zeros(1), np.full(1, np.inf), len(rows),
                   np.zeros(1, np.int32), rows, np.ones(len(rows)))
-        columns.append((side, np.sort(set_ids)))
+        columns.append((side, set_ids))
+        return True
 
     rows, cols = grid_sets(grid)
     add(0, np.array(rows, dtype=np.int64))
     add(1, np.array(cols, dtype=np.int64))
-    sides = [SideLP(SETS, K.NUM_CELLS), SideLP(SETS, K.NUM_CELLS)]
+    for side, set_ids in pool:
+        if side not in (0, 1) or np.shape(set_ids) != (K.GRID_SIZE,):
+            raise ValueError("pool holds (side 0 or 1, five set ids) pairs")
+        add(side, set_ids)
+    if sides is None:
+        sides = (SideLP(SETS, K.NUM_CELLS), SideLP(SETS, K.NUM_CELLS))
     upper = np.inf
     master = -np.inf
     converged = False
@@ -310,7 +345,7 @@ def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, tim
         bound = pair.sum()
         priced = []
         for side in range(2):
-            side_value, set_ids = best_partition(weights[side] - pair[SET_PAIRS].sum(axis=1), sides[side])
+            side_value, set_ids = best_partition(weights[side] - gather_sums(SET_PAIRS, pair), sides[side])
             bound += side_value
             priced.append((side_value, set_ids))
         upper = min(upper, bound)
@@ -320,8 +355,7 @@ def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, tim
         added = 0
         for side, (side_value, set_ids) in enumerate(priced):
             if side_value - convexity[side] > tolerance * max(1.0, abs(side_value)):
-                add(side, set_ids)
-                added += 1
+                added += add(side, set_ids)
         if added == 0:
             converged = True
             break
@@ -331,11 +365,11 @@ def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, tim
     set_weight = np.zeros((2, NUM_SETS))
     for (side, set_ids), x in zip(columns, lam):
         set_weight[side, set_ids] += x
-    sides, ids = np.nonzero(set_weight > 1e-12)
+    used_sides, ids = np.nonzero(set_weight > 1e-12)
     return {"upper": float(upper), "master": float(master), "value": float(value), "grid": grid,
             "proved": bool(upper - value <= tolerance * max(1.0, abs(value))), "iterations": iterations,
             "converged": converged, "seconds": time.perf_counter() - started,
-            "solution": (sides, ids, set_weight[sides, ids])}
+            "solution": (used_sides, ids, set_weight[used_sides, ids]), "columns": columns, "sides": sides}
 
 
 def _best_master_pair(weights, columns, lam, grid, value):

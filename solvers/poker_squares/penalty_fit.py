@@ -38,8 +38,8 @@ import numpy as np
 
 from gamut.envs.cards import NUM_CARDS
 from gamut.envs.poker_squares import kernels as K
-from gamut.solvers.poker_squares.duality import penalized_weights, positions_grid
-from gamut.solvers.poker_squares.partition import SETS, anneal_sets, partition_bound
+from gamut.solvers.poker_squares.duality import penalized_weights, positions_grid, relaxed_start
+from gamut.solvers.poker_squares.partition import SETS, partition_bound
 from gamut.solvers.poker_squares.partition_dw import dw_bound
 from gamut.solvers.poker_squares.penalty_table import NUM_KEYS, line_key_v1
 
@@ -98,9 +98,7 @@ def bound_and_gradient(deal, cfg, values: np.ndarray, scale: float, start_grid, 
     if inner not in ("lp", "dw"):
         raise ValueError(f"inner must be 'lp' (set-partitioning LP) or 'dw' (Dantzig-Wolfe), got {inner!r}")
     weights = penalized_weights(deal, cfg, values, scale, by_cell)
-    temp = max(1, int(np.abs(np.asarray(cfg)[K.C_POINTS:]).max())) / 100.0
-    _, start = anneal_sets(weights, start_grid, iterations=20_000, restarts=1, temp_start=5.0 * temp,
-                           temp_end=temp)
+    start = relaxed_start(weights, cfg, start_grid, iterations=20_000, restarts=1)
     if inner == "dw":
         res = dw_bound(weights, start)
         bound, solution = res["upper"], res["solution"]
