@@ -22,8 +22,9 @@ open node (or the best arrangement found, if larger) bounds the best
 arrangement. A node limit, not a clock, stops it, so the result does not
 depend on the machine's speed. A child starts its column generation from the
 partitions of its parent's master that keep the child's statuses, and the
-side LPs stay warm from node to node: each node then takes a third to a half
-of the steps of a cold start.
+side LPs stay warm from node to node: the nodes then take about half of the
+column-generation steps of cold starts (698 against 1,370 over 40 nodes on a
+tuning deal).
 """
 
 from __future__ import annotations
