@@ -86,6 +86,17 @@ def test_bound_with_the_fitted_penalty_uses_the_published_scale(capsys):
     assert "fitted for the by-cell penalty form" in capsys.readouterr().err
 
 
+def test_bound_with_branch_and_price_reports_its_nodes_and_checks_the_flag(capsys):
+    args = ["squares", "bound", "--deals", "1", "--seed", "1", "--time-limit", "0.3", "--penalty", "fitted",
+            "--inner", "bnp", "--nodes", "4", "--json"]
+    assert main(args) == 0
+    result = _last_json(capsys)
+    assert result["duality_inner"] == "bnp" and result["duality_nodes"] == 4
+    assert result["duality_mean"] >= result["duality_relaxed_found_mean"]
+    assert main(["squares", "bound", "--deals", "1", "--penalty", "fitted", "--nodes", "5"]) == 2
+    assert "--nodes applies only with --inner bnp" in capsys.readouterr().err
+
+
 def test_train_checks_the_number_of_games(capsys):
     assert main(["squares", "train", "--games", "12345"]) == 2
     assert "multiple of" in capsys.readouterr().err

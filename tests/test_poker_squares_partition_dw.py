@@ -146,6 +146,11 @@ def test_dw_bound_is_between_the_relaxed_arrangement_and_the_lp_on_real_deals():
         assert found <= res["upper"] + 1e-6
     with pytest.raises(ValueError, match="inner must be"):
         duality_bound(deal, CFG, values, 1.5, grid, inner="mip")
+    # Branch and price from the same start: its root is the Dantzig-Wolfe bound, and it only goes lower.
+    bnp = duality_bound(deal, CFG, values, 1.5, grid, inner="bnp", nodes=4)
+    assert np.isnan(bnp["lp_upper"]) and bnp["dw_upper"] == pytest.approx(res["dw_upper"], abs=1e-5)
+    assert bnp["value"] <= bnp["upper"] <= bnp["dw_upper"] + 1e-9 and bnp["nodes"] <= 6
+    assert bnp["score"] - bnp["penalty"] == pytest.approx(bnp["value"])
 
 
 def test_forbidden_sets_follow_the_pair_status():

@@ -111,10 +111,13 @@ def register(subparsers) -> None:
                        help="penalty scale (default: the one tuned on separate deals: for learned "
                             "gamut.solvers.poker_squares.duality.TUNED_SCALE, for fitted the scale_<scoring> of "
                             "experiments/configs/poker_squares_bounds.toml)")
-    bound.add_argument("--inner", choices=("dw", "lp"), default="dw",
+    bound.add_argument("--inner", choices=("dw", "lp", "bnp"), default="dw",
                        help="bound on each deal's relaxed problem: Dantzig-Wolfe (dw, each side's partition "
-                            "integral; tighter, about 1-3 s a deal) or the set-partitioning LP alone (lp) "
-                            "(default: %(default)s)")
+                            "integral; tighter, about 1-3 s a deal), the set-partitioning LP alone (lp), or "
+                            "branch and price (bnp, --nodes nodes of Dantzig-Wolfe bounds; tightest, about 5-40 s "
+                            "a deal) (default: %(default)s)")
+    bound.add_argument("--nodes", type=whole(1, 100_000), default=40,
+                       help="branch-and-price nodes per deal, with --inner bnp (default: %(default)s)")
     bound.add_argument("--by-line", action="store_true",
                        help="penalty form: every open line fully (default: weighted by the chance a random "
                             "empty cell lies in it)")
@@ -301,6 +304,8 @@ def run_bound(args) -> int:
     game = _game(args.scoring)
     if args.penalty == "none" and (args.scale is not None or args.by_line):
         raise ValueError("--scale and --by-line apply only with --penalty learned or fitted")
+    if args.inner != "bnp" and args.nodes != 40:
+        raise ValueError("--nodes applies only with --inner bnp")
     if args.penalty == "fitted" and args.by_line:
         raise ValueError("--by-line: the fitted tables were fitted for the by-cell penalty form; use --penalty learned")
     if args.penalty != "none":
@@ -328,7 +333,7 @@ def run_bound(args) -> int:
         with progress_bar(args, args.deals, "deal", "duality bound") as bar:
             for i in range(args.deals):
                 parts.append(duality_bounds(the_deals[i:i + 1], game.cfg, values, scale, res["grids"][i:i + 1],
-                                            by_cell=not args.by_line, inner=args.inner))
+                                            by_cell=not args.by_line, inner=args.inner, nodes=args.nodes))
                 bar.update(1)
         dual = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
         est = mean_ci(dual["upper"])
@@ -338,7 +343,7 @@ def run_bound(args) -> int:
                     "duality_relaxed_found_ci95_low": inner.ci95_low,
                     "duality_relaxed_found_ci95_high": inner.ci95_high, "duality_penalty": args.penalty,
                     "duality_scale": scale, "duality_form": "by_line" if args.by_line else "by_cell",
-                    "duality_inner": args.inner})
+                    "duality_inner": args.inner, **({"duality_nodes": args.nodes} if args.inner == "bnp" else {})})
     emit_result(out, args.json)
     return 0
 

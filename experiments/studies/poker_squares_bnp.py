@@ -40,9 +40,8 @@ def run(args) -> list[dict]:
     import gamut.envs  # noqa: F401
     from gamut.experiments.config import CONFIG_DIR
     from gamut.solvers.poker_squares.bounds import anneal
-    from gamut.solvers.poker_squares.duality import penalized_weights, positions_grid, relaxed_start
+    from gamut.solvers.poker_squares.duality import duality_bound
     from gamut.solvers.poker_squares.evaluation import deals
-    from gamut.solvers.poker_squares.partition_bnp import bnp_bound
     from gamut.solvers.poker_squares.penalty_table import load_penalty_values
     from gamut.solvers.stats import mean_ci
 
@@ -57,11 +56,9 @@ def run(args) -> list[dict]:
     rows = []
     for i, deal in enumerate(deals(args.seed, args.deals)):
         started = time.process_time()
-        weights = penalized_weights(deal, game.cfg, values, scale)
         grid = anneal(deal, game.cfg, 20_000, 1, seed=i)[1]
-        start = relaxed_start(weights, game.cfg, positions_grid(deal, grid))
-        res = bnp_bound(weights, start, max_nodes=args.nodes)
-        rows.append({"deal": i, "found": res["value"], "dw_root": res["root"], "bnp": res["upper"],
+        res = duality_bound(deal, game.cfg, values, scale, grid, inner="bnp", nodes=args.nodes)
+        rows.append({"deal": i, "found": res["value"], "dw_root": res["dw_upper"], "bnp": res["upper"],
                      "nodes": res["nodes"], "proved": res["proved"], "cpu_seconds": time.process_time() - started})
         print(json.dumps(rows[-1]), flush=True)
     summary = {"scoring": args.scoring, "seed": args.seed, "deals": args.deals, "nodes": args.nodes,

@@ -70,15 +70,12 @@ def trial_specs(params: dict) -> list[dict]:
 
 
 def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
-    import numpy as np
     import pyspiel
 
     import gamut.envs  # noqa: F401
     from gamut.solvers.poker_squares.bounds import anneal
-    from gamut.solvers.poker_squares.duality import penalized_weights, positions_grid, relaxed_start
+    from gamut.solvers.poker_squares.duality import duality_bound
     from gamut.solvers.poker_squares.evaluation import deals
-    from gamut.solvers.poker_squares.partition import arrangement_value, set_points
-    from gamut.solvers.poker_squares.partition_bnp import bnp_bound
     from gamut.solvers.poker_squares.penalty_table import load_penalty_values
 
     scoring = spec["scoring"]
@@ -89,15 +86,12 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
     rows = []
     for i, deal in enumerate(deals(params["deal_seed"], first + k)[first:]):
         cpu = time.process_time()
-        weights = penalized_weights(deal, game.cfg, values, params[f"scale_{scoring}"], params["by_cell"])
         # The start only speeds the search up: every node's bound holds whatever arrangement it starts from.
         grid = anneal(deal, game.cfg, 20_000, 1, seed=first + i)[1]
-        start = relaxed_start(weights, game.cfg, positions_grid(deal, grid))
-        res = bnp_bound(weights, start, max_nodes=params["nodes"], dw_iterations=params["dw_iterations"])
-        points = set_points(deal, game.cfg)
-        score = arrangement_value(np.stack([points, points]), res["grid"])
-        rows.append({"deal": first + i, "upper": res["upper"], "root": res["root"], "relaxed_value": res["value"],
-                     "relaxed_score": score, "relaxed_penalty": score - res["value"], "nodes": res["nodes"],
+        res = duality_bound(deal, game.cfg, values, params[f"scale_{scoring}"], grid, by_cell=params["by_cell"],
+                            inner="bnp", dw_iterations=params["dw_iterations"], nodes=params["nodes"])
+        rows.append({"deal": first + i, "upper": res["upper"], "root": res["dw_upper"], "relaxed_value": res["value"],
+                     "relaxed_score": res["score"], "relaxed_penalty": res["penalty"], "nodes": res["nodes"],
                      "proved": res["proved"], "cpu_seconds": time.process_time() - cpu})
     return rows
 

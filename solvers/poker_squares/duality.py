@@ -55,6 +55,7 @@ from gamut.envs.poker_squares import kernels as K
 from gamut.solvers.poker_squares.penalty_table import NUM_KEYS, line_value_v1
 from gamut.solvers.poker_squares.partition import NUM_SETS, anneal_sets, arrangement_value, check_deal, \
     check_positions, partition_bound, set_points
+from gamut.solvers.poker_squares.partition_bnp import bnp_bound
 from gamut.solvers.poker_squares.partition_dw import dw_bound
 
 _LAST = K.NUM_CELLS - 2  # the last penalised step: t = 23, before the 25th card
@@ -228,28 +229,36 @@ def relaxed_start(weights: np.ndarray, cfg, grid_positions, iterations: int = 10
     return start
 
 
-INNER_SOLVERS = ("lp", "dw")
+INNER_SOLVERS = ("lp", "dw", "bnp")
 
 
 def duality_bound(deal, cfg, values: np.ndarray, scale: float, incumbent_grid, time_limit: float = 5.0,
-                  by_cell: bool = True, inner: str = "dw", dw_iterations: int = 200) -> dict:
+                  by_cell: bool = True, inner: str = "dw", dw_iterations: int = 200, nodes: int = 40) -> dict:
     """Upper bound on ``max over arrangements (score - penalty)`` for one deal.
 
     ``incumbent_grid`` (int (25,), card ids) starts an annealing of the relaxed problem whose result
     starts the solver. ``inner`` picks the bound on the relaxed problem: ``"lp"`` the set-partitioning
     LP (``partition.partition_bound``, ``time_limit`` seconds), ``"dw"`` that and then the tighter
     Dantzig-Wolfe bound (``partition_dw.dw_bound``, at most ``dw_iterations`` column-generation steps),
-    the smaller of the two. Returns the dict of ``partition.partition_bound`` (``upper`` is the deal's
-    term of the duality bound) plus ``lp_upper`` (the LP's bound), ``dw_upper`` (NaN with ``"lp"``),
-    ``score`` and ``penalty`` of the best relaxed arrangement found.
+    the smaller of the two; ``"bnp"`` branch and price (``partition_bnp.bnp_bound``, ``nodes`` nodes, the
+    Dantzig-Wolfe bound at each), without the LP and so without a clock. Returns the dict of
+    ``partition.partition_bound`` (``upper`` is the deal's term of the duality bound; with ``"bnp"``
+    only ``upper``, ``value``, ``grid``, ``proved`` and ``nodes``) plus ``lp_upper`` (the LP's bound, NaN
+    with ``"bnp"``), ``dw_upper`` (the Dantzig-Wolfe bound, of the root with ``"bnp"``; NaN with
+    ``"lp"``), ``score`` and ``penalty`` of the best relaxed arrangement found.
     """
     if inner not in INNER_SOLVERS:
         raise ValueError(f"inner must be one of {INNER_SOLVERS}, got {inner!r}")
     weights = penalized_weights(deal, cfg, values, scale, by_cell)
     start = relaxed_start(weights, cfg, positions_grid(deal, incumbent_grid))
-    res = partition_bound(weights, start, time_limit=time_limit)
-    res["lp_upper"] = res["upper"]
-    res["dw_upper"] = float("nan")
+    if inner == "bnp":
+        found = bnp_bound(weights, start, max_nodes=nodes, dw_iterations=dw_iterations)
+        res = {key: found[key] for key in ("upper", "value", "grid", "proved", "nodes")}
+        res["lp_upper"], res["dw_upper"] = float("nan"), found["root"]
+    else:
+        res = partition_bound(weights, start, time_limit=time_limit)
+        res["lp_upper"] = res["upper"]
+        res["dw_upper"] = float("nan")
     if inner == "dw" and not res["proved"]:
         dw = dw_bound(weights, res["grid"], max_iterations=dw_iterations, time_limit=max(time_limit, 60.0))
         res["dw_upper"] = dw["upper"]
@@ -264,7 +273,8 @@ def duality_bound(deal, cfg, values: np.ndarray, scale: float, incumbent_grid, t
 
 
 def duality_bounds(deals: np.ndarray, cfg, values: np.ndarray, scale: float, grids: np.ndarray,
-                   by_cell: bool = True, time_limit: float = 5.0, inner: str = "dw", dw_iterations: int = 200) -> dict:
+                   by_cell: bool = True, time_limit: float = 5.0, inner: str = "dw", dw_iterations: int = 200,
+                   nodes: int = 40) -> dict:
     """``duality_bound`` on every deal: arrays (n,) ``upper``, ``lp_upper``, ``dw_upper``, ``value``, ``score``,
     ``penalty``, ``proved``.
 
@@ -276,7 +286,7 @@ def duality_bounds(deals: np.ndarray, cfg, values: np.ndarray, scale: float, gri
     out["proved"] = np.zeros(len(deals), dtype=bool)
     for i, (deal, grid) in enumerate(zip(deals, grids)):
         res = duality_bound(deal, cfg, values, scale, grid, time_limit=time_limit, by_cell=by_cell, inner=inner,
-                            dw_iterations=dw_iterations)
+                            dw_iterations=dw_iterations, nodes=nodes)
         for k in keys:
             out[k][i] = res[k]
         out["proved"][i] = res["proved"]
