@@ -1,6 +1,7 @@
 """The shipped (fitted) duality penalty: its gradient, its zero mean, and the bound against exact endgames."""
 
 from itertools import permutations
+import json
 from pathlib import Path
 import tomllib
 
@@ -16,7 +17,9 @@ from gamut.solvers.poker_squares.duality import duality_bound, line_penalties, p
 from gamut.solvers.poker_squares.endgame import endgame_value
 from gamut.solvers.poker_squares.evaluation import deals
 from gamut.solvers.poker_squares.penalty_fit import bound_and_gradient, fit_values, key_groups, set_gradient
+from gamut.solvers.poker_squares.penalty_fit import main as penalty_fit_main
 from gamut.solvers.poker_squares.penalty_table import NUM_KEYS, load_penalty_values
+from gamut.solvers.poker_squares.training import file_sha256
 
 POINTS = {"american": (0, 2, 5, 10, 15, 20, 25, 50, 75, 100), "english": (0, 1, 3, 6, 12, 5, 10, 16, 30, 30)}
 CONFIG = tomllib.loads((Path(__file__).resolve().parents[1] / "experiments" / "configs"
@@ -185,3 +188,33 @@ def test_dw_bound_gradient_is_a_subgradient():
         assert moved >= bound + grad @ (other - values) - 1e-6
     with pytest.raises(ValueError, match="inner must be"):
         bound_and_gradient(deal, cfg, values, 1.5, start, inner="mip")
+
+
+def test_fit_command_chains_from_a_start_table_and_records_its_checksum(tmp_path):
+    # The shipped table is fitted in two stages; the second must name the first by content, not by path.
+    first = tmp_path / "first.npz"
+    args = ["--scoring", "english", "--seed", "54", "--deals", "1", "--epochs", "1", "--batch", "1", "--lr", "0.05"]
+    penalty_fit_main([*args, "--out", str(first)])
+    second = tmp_path / "second.npz"
+    penalty_fit_main([*args, "--groups", "draw", "--start", str(first), "--out", str(second)])
+    record = json.loads(second.with_suffix(".json").read_text())
+    assert record["start_sha256"] == file_sha256(first) and record["args"]["groups"] == "draw"
+    assert json.loads(first.with_suffix(".json").read_text())["start_sha256"] is None
+    assert len(record["history"]) == 1 and (tmp_path / "second_epoch0.npz").exists()
+    with pytest.raises(SystemExit, match="reported deals"):
+        penalty_fit_main([*args[:3], "2026", "--out", str(tmp_path / "x.npz")])
+
+
+@pytest.mark.parametrize("scoring", ["american", "english"])
+def test_shipped_table_records_the_two_commands_that_fitted_it(scoring):
+    from gamut.solvers.poker_squares.penalty_table import FITTED_COMMANDS, RESULTS_DIR, SHA256_FITTED_LINE
+
+    line = RESULTS_DIR / f"penalty_fitted_line_{scoring}.npz"
+    assert file_sha256(line) == SHA256_FITTED_LINE[scoring]
+    for stage, name in enumerate((f"penalty_fitted_line_{scoring}", f"penalty_fitted_{scoring}")):
+        record = json.loads((RESULTS_DIR / f"{name}.json").read_text())
+        scale = {"american": "1.75", "english": "1.5"}[scoring]
+        command = FITTED_COMMANDS[stage].format(scoring=scoring, scale=scale).split()
+        flags = dict(zip(command[3::2], command[4::2]))
+        assert {f"--{k}": v for k, v in record["args"].items() if v != "None"} == flags
+    assert record["start_sha256"] == SHA256_FITTED_LINE[scoring]

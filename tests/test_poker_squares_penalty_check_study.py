@@ -2,12 +2,17 @@
 
 import argparse
 import json
+from pathlib import Path
+import tomllib
 
 import numpy as np
 import pytest
 
 from gamut.experiments.studies import poker_squares_penalty_check as study
 from gamut.solvers.poker_squares.penalty_table import RESULTS_DIR
+
+ENGLISH_SCALE = tomllib.loads((Path(__file__).resolve().parents[1] / "experiments" / "configs"
+                               / "poker_squares_bounds.toml").read_text())["params"]["scale_english"]
 
 
 def _args(*extra):
@@ -18,14 +23,14 @@ def _args(*extra):
 
 def test_the_shipped_table_against_itself_differs_by_nothing(capsys):
     table = RESULTS_DIR / "penalty_fitted_english.npz"
-    rows = study.run(_args("--scoring", "english", "--table", str(table), "--scale", "1.5", "--deals", "2",
+    rows = study.run(_args("--scoring", "english", "--table", str(table), "--scale", str(ENGLISH_SCALE), "--deals", "2",
                            "--first", "3"))
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(lines) == 3 and lines[:2] == rows and [r["deal"] for r in rows] == [3, 4]
     for row in rows:
         assert row["candidate"] == row["shipped"] and row["candidate_found"] <= row["candidate"] + 1e-9
     summary = lines[2]
-    assert summary["shipped_scale"] == 1.5 and summary["candidate_minus_shipped"][0] == 0.0
+    assert summary["shipped_scale"] == ENGLISH_SCALE and summary["candidate_minus_shipped"][0] == 0.0
 
 
 def test_bad_tables_and_the_reported_deals_are_refused(tmp_path):

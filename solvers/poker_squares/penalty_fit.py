@@ -214,6 +214,7 @@ def main(argv=None) -> None:
     from gamut.solvers.poker_squares.bounds import anneal
     from gamut.solvers.poker_squares.evaluation import deals as make_deals
     from gamut.solvers.poker_squares.penalty_table import _POINTS, load_penalty_values
+    from gamut.solvers.poker_squares.training import file_sha256
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--scoring", required=True, choices=("american", "english"))
@@ -251,7 +252,10 @@ def main(argv=None) -> None:
                                  groups=groups, inner=a.inner,
                                  on_epoch=lambda e, t: save(a.out.with_name(f"{a.out.stem}_epoch{e}.npz"), t))
     save(a.out, values)
+    # The start table's checksum makes a chained fit reproducible whatever path the table had then.
+    start_sha256 = None if a.start is None else file_sha256(a.start)
     a.out.with_suffix(".json").write_text(json.dumps({"args": {k: str(v) for k, v in vars(a).items()},
+                                                      "start_sha256": start_sha256,
                                                       "history": history, "log": lines}, indent=1) + "\n")
 
 
