@@ -43,3 +43,11 @@ def test_bad_tables_and_the_reported_deals_are_refused(tmp_path):
     np.savez(empty, values=np.zeros(3))
     with pytest.raises(ValueError, match="'points' and 'values'"):
         study.run(_args("--table", str(empty), "--scale", "1.5"))
+
+
+def test_mean_intervals_is_the_t_interval_of_each_key():
+    from gamut.experiments.studies import mean_intervals
+
+    got = mean_intervals([{"a": 1.0, "b": 5.0}, {"a": 3.0, "b": 5.0}], ["a", "b"])
+    assert got["a"] == pytest.approx([2.0, 2.0 - 12.7062, 2.0 + 12.7062], abs=1e-3)
+    assert got["b"] == [5.0, 5.0, 5.0]

@@ -43,7 +43,7 @@ def run(args) -> list[dict]:
     from gamut.solvers.poker_squares.duality import duality_bound
     from gamut.solvers.poker_squares.evaluation import deals
     from gamut.solvers.poker_squares.penalty_table import load_penalty_values
-    from gamut.solvers.stats import mean_ci
+    from gamut.experiments.studies import mean_intervals
 
     if args.deals < 1 or args.nodes < 1:
         raise ValueError("--deals and --nodes must be >= 1")
@@ -63,11 +63,8 @@ def run(args) -> list[dict]:
         print(json.dumps(rows[-1]), flush=True)
     summary = {"scoring": args.scoring, "seed": args.seed, "deals": args.deals, "nodes": args.nodes,
                "penalty": args.penalty, "scale": scale}
-    for key in ("found", "dw_root", "bnp"):
-        est = mean_ci([r[key] for r in rows])
-        summary[key] = [est.value, est.ci95_low, est.ci95_high]
-    gain = mean_ci([r["dw_root"] - r["bnp"] for r in rows])
-    summary["root_minus_bnp"] = [gain.value, gain.ci95_low, gain.ci95_high]
+    summary.update(mean_intervals(rows, ("found", "dw_root", "bnp")))
+    summary.update(mean_intervals([{"root_minus_bnp": r["dw_root"] - r["bnp"]} for r in rows], ("root_minus_bnp",)))
     print(json.dumps(summary), flush=True)
     return rows
 

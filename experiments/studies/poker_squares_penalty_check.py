@@ -63,7 +63,8 @@ def run(args) -> list[dict]:
     from gamut.solvers.poker_squares.duality import duality_bound
     from gamut.solvers.poker_squares.evaluation import deals
     from gamut.solvers.poker_squares.penalty_table import load_penalty_values
-    from gamut.solvers.stats import mean_ci, paired_diff_ci
+    from gamut.experiments.studies import mean_intervals
+    from gamut.solvers.stats import paired_diff_ci
 
     if args.deals < 1 or args.first < 0 or args.nodes < 1 or args.scale < 0:
         raise ValueError("--deals and --nodes must be >= 1, --first and --scale >= 0")
@@ -88,9 +89,7 @@ def run(args) -> list[dict]:
                "seed": args.seed, "first": args.first, "deals": args.deals, "inner": args.inner}
     if args.inner == "bnp":
         summary["nodes"] = args.nodes
-    for key in ("shipped", "candidate", "shipped_found", "candidate_found"):
-        est = mean_ci([r[key] for r in rows])
-        summary[key] = [est.value, est.ci95_low, est.ci95_high]
+    summary.update(mean_intervals(rows, ("shipped", "candidate", "shipped_found", "candidate_found")))
     for key in ("", "_found"):
         diff = paired_diff_ci([r[f"candidate{key}"] for r in rows], [r[f"shipped{key}"] for r in rows])
         summary[f"candidate_minus_shipped{key}"] = [diff.value, diff.ci95_low, diff.ci95_high]
