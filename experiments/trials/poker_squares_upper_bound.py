@@ -3,8 +3,9 @@
 The same bound as ``poker_squares_bounds`` (information relaxation with the
 configured penalty table and scale, ``gamut.solvers.poker_squares.duality``),
 with each deal's relaxed problem bounded by branch and price
-(``partition_bnp.bnp_bound``: the Dantzig-Wolfe bound at the root, then
-``nodes`` nodes branching on pairs of cards) instead of the root alone. The
+(``partition_bnp.bnp_bound``: the Dantzig-Wolfe bound at the root, then up to
+``nodes_<scoring>`` nodes branching on pairs of cards) instead of the root
+alone. The
 deals are those of ``gamut squares eval --seed deal_seed`` (batch b holds deals
 b*k .. b*k+k-1, k = ``deals_per_trial``), the deals ``poker_squares_bounds``
 and ``poker_squares_lower_bound`` use. A node limit, not a clock, stops each
@@ -38,9 +39,10 @@ from gamut.experiments.trials.poker_squares_agents import validate_deals_and_sco
 from gamut.solvers.stats import mean_ci, paired_diff_ci
 
 NAME = "poker_squares_upper_bound"
-VERSION = 1
+VERSION = 2
 PARAMS = {"deal_seed": int, "deals_per_trial": int, "scorings": list, "by_cell": bool, "penalty": str,
-          "scale_american": float, "scale_english": float, "nodes": int, "dw_iterations": int, "targets": list}
+          "scale_american": float, "scale_english": float, "nodes_american": int, "nodes_english": int,
+          "dw_iterations": int, "targets": list}
 # The targets only label the summary: changing them keeps every finished trial.
 SUMMARY_PARAMS = ("targets",)
 
@@ -49,12 +51,14 @@ def validate(params: dict) -> None:
     validate_deals_and_scorings(params)
     if params["penalty"] not in ("learned", "fitted"):
         raise ValueError(f"field 'penalty': {params['penalty']!r} is not learned or fitted")
-    if params["nodes"] < 1 or params["dw_iterations"] < 1:
-        raise ValueError(f"fields 'nodes' and 'dw_iterations' must be >= 1 (1 node: the Dantzig-Wolfe bound alone); "
-                         f"got {params['nodes']} and {params['dw_iterations']}")
+    if params["dw_iterations"] < 1:
+        raise ValueError(f"field 'dw_iterations' must be >= 1, got {params['dw_iterations']}")
     for scoring in params["scorings"]:
         if params[f"scale_{scoring}"] < 0:
             raise ValueError(f"field 'scale_{scoring}' must be >= 0, got {params[f'scale_{scoring}']}")
+        if params[f"nodes_{scoring}"] < 1:
+            raise ValueError(f"field 'nodes_{scoring}' must be >= 1 (1 node: the Dantzig-Wolfe bound alone); "
+                             f"got {params[f'nodes_{scoring}']}")
     if len(params["targets"]) != len(params["scorings"]):
         raise ValueError(f"field 'targets' gives one target bound per scoring ({len(params['scorings'])}); "
                          f"got {params['targets']}")
@@ -89,7 +93,7 @@ def run_trial(params: dict, spec: dict, seed: int) -> list[dict]:
         # The start only speeds the search up: every node's bound holds whatever arrangement it starts from.
         grid = anneal(deal, game.cfg, 20_000, 1, seed=first + i)[1]
         res = duality_bound(deal, game.cfg, values, params[f"scale_{scoring}"], grid, by_cell=params["by_cell"],
-                            inner="bnp", dw_iterations=params["dw_iterations"], nodes=params["nodes"])
+                            inner="bnp", dw_iterations=params["dw_iterations"], nodes=params[f"nodes_{scoring}"])
         rows.append({"deal": first + i, "upper": res["upper"], "root": res["dw_upper"], "relaxed_value": res["value"],
                      "relaxed_score": res["score"], "relaxed_penalty": res["penalty"], "nodes": res["nodes"],
                      "proved": res["proved"], "cpu_seconds": time.process_time() - cpu})
@@ -109,7 +113,8 @@ def bound_table(table: pd.DataFrame, params: dict) -> pd.DataFrame:
                      "root_ci95_high": root.ci95_high, "root_minus_upper": gain.value,
                      "root_minus_upper_ci95_low": gain.ci95_low, "root_minus_upper_ci95_high": gain.ci95_high,
                      "relaxed_found": found.value, "relaxed_found_ci95_low": found.ci95_low,
-                     "relaxed_found_ci95_high": found.ci95_high, "proved": int(g["proved"].sum()),
+                     "relaxed_found_ci95_high": found.ci95_high, "nodes": params[f"nodes_{scoring}"],
+                     "proved": int(g["proved"].sum()),
                      "cpu_seconds_per_deal": float(g["cpu_seconds"].mean()), "target": target,
                      "met": bool(upper.value <= target), "met_at_95": bool(upper.ci95_high <= target)})
     return pd.DataFrame(rows)
@@ -122,8 +127,9 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
     return "\n".join([
         f"Duality bound on the optimal expected score, penalty table `{params['penalty']}` (scales "
         + ", ".join(f"{s} {params[f'scale_{s}']}" for s in params["scorings"])
-        + f", tuned by `poker_squares_bounds` on other deals), each relaxed problem bounded by branch and price "
-        f"with {params['nodes']} nodes (at most {params['dw_iterations']} column-generation steps a node), on the "
+        + ", tuned by `poker_squares_bounds` on other deals), each relaxed problem bounded by branch and price "
+        "with at most " + ", ".join(f"{params[f'nodes_{s}']} nodes {s}" for s in params["scorings"])
+        + f" (at most {params['dw_iterations']} column-generation steps a node), on the "
         f"deals of `gamut squares eval --seed {params['deal_seed']}`. `upper`: the bound (mean over deals, 95% t "
         "interval, n deals); `root`: the Dantzig-Wolfe bound of the root alone, on the same deals; "
         "`root_minus_upper`: what branching gains, paired; `relaxed_found`: the best relaxed arrangements found, "
@@ -142,9 +148,9 @@ def bound_figure(bound: pd.DataFrame, params: dict):
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(bound), figsize=(5 * len(bound), 4), squeeze=False)
-    labels = (("root", "Dantzig-Wolfe\n(root)"), ("upper", f"branch and price\n({params['nodes']} nodes)"),
-              ("relaxed_found", "relaxed\narrangement found"))
     for ax, (_, row) in zip(axes[0], bound.iterrows()):
+        labels = (("root", "Dantzig-Wolfe\n(root)"), ("upper", f"branch and price\n({row['nodes']} nodes)"),
+                  ("relaxed_found", "relaxed\narrangement found"))
         for x, (key, label) in enumerate(labels):
             mean = row[key]
             ax.errorbar([x], [mean], yerr=[[mean - row[f"{key}_ci95_low"]], [row[f"{key}_ci95_high"] - mean]],
