@@ -52,6 +52,8 @@ NN_PALACE, NN_POKE = "nn_ismcts/palace_final_beliefs.json", "nn_ismcts/poke_fina
 NN_POKE_PLAY, NN_PALACE_PLAY = "nn_ismcts/poke_play_budget.json", "nn_ismcts/palace_play_budget.json"
 NN_PAGE, NN_CONTROL = "nn_ismcts/README.md", {"`nn_ismcts` (the same prior, a kept pool of 32)": "network pool minus heuristic pool (paired)"}
 ENDGAME = "poker_squares_endgame/summary.csv"
+BOUNDS_LOG = "poker_squares_bounds/README.md"
+BNP_40 = {"quantity, all 1000 American deals, shipped penalty, 40 nodes a deal": "branch and price, 40 nodes"}
 MC_CROSS_REGRET = {"scoring": "american", "quantity": "regret", "of": "mc_cross (in its game)"}
 CLAIRVOYANT_SLACK = {"scoring": "american", "quantity": "slack", "of": "clairvoyant bound"}
 
@@ -106,6 +108,8 @@ CLAIMS = [
           ("american", DW_GAIN, (("11.59", "mean", -1),)), ("english", DW_GAIN, (("8.79", "mean", -1),)),
           ("american", GAP_SHARE, (("59", "mean", 100),)), ("english", GAP_SHARE, (("60", "mean", 100),)))
       for quoted, column, *rest in figures for scale in (rest[0] if rest else 1,)],
+    *claims("Poker Squares, upper bounds", BOUNDS_LOG, BNP_40, [("170.06", "mean"), ("168.72", "95% CI low"),
+            ("171.40", "95% CI high")]),
     ("Random play speed", "271", "benchmarks/poke.jsonl", {}, "ratio", 1),
     ("Random play speed", "492", "benchmarks/poker_squares.jsonl", {}, "ratio", 1),
     ("Random play speed", "247", "benchmarks/palace_poker.jsonl", {"game": PALACE_BENCH_GAME}, "ratio", 1),
@@ -215,6 +219,7 @@ NOT_MEASURED = [
     ("Poke: a below-the-line point", "15", "'15+' bounds a score bin"),
     ("`nn_ismcts`", "4", "'(4 players)' and '4 rotations' name the table"),
     ("Poke: best-response draw/double", "2", "'2 M iterations' is the equilibrium's configured budget"),
+    ("Poker Squares, upper bounds", "40", "'40 nodes a deal' is the branch-and-price run's node limit"),
 ]
 
 
