@@ -5,12 +5,12 @@ configured penalty table and scale, ``gamut.solvers.poker_squares.duality``),
 with each deal's relaxed problem bounded by branch and price
 (``partition_bnp.bnp_bound``: the Dantzig-Wolfe bound at the root, then up to
 ``nodes_<scoring>`` nodes branching on pairs of cards) instead of the root
-alone. The
-deals are those of ``gamut squares eval --seed deal_seed`` (batch b holds deals
-b*k .. b*k+k-1, k = ``deals_per_trial``), the deals ``poker_squares_bounds``
-and ``poker_squares_lower_bound`` use. A node limit, not a clock, stops each
-search, so a run gives the same figures on any machine and under any load, and
-an interrupted run resumes (``gamut run --resume``) without changing one.
+alone. The deals are those of ``gamut squares eval --seed deal_seed`` (batch b
+holds deals b*k .. b*k+k-1, k = ``deals_per_trial``), the deals
+``poker_squares_bounds`` and ``poker_squares_lower_bound`` use. A node limit,
+not a clock, stops each search, so a run gives the same figures on any machine
+and under any load, and an interrupted run resumes (``gamut run --resume``)
+without changing one.
 
 The scales must be the minimisers that ``poker_squares_bounds`` tuned on its
 own deals (seed ``tune_seed``, never these): a scale chosen here, on the
