@@ -210,6 +210,20 @@ def test_benchmark_runs_on_a_tiny_size():
     assert result["ratio"] == pytest.approx(result["ours_games_per_s"] / result["api_games_per_s"])
 
 
+def test_branch_and_price_benchmark_runs_on_a_tiny_size():
+    import argparse
+
+    from gamut.benchmarks import poker_squares_bnp as bench
+
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    result = bench.run(parser.parse_args(["--deals", "1", "--nodes", "3", "--scoring", "english"]))
+    assert result["ours_primal_median_cpu_s_a_deal"] > 0 and result["baseline_dual_median_cpu_s_a_deal"] > 0
+    # Both simplex methods bound the same relaxed problem exactly: the bounds agree to rounding.
+    assert result["max_abs_upper_difference"] < 1e-6
+    assert 0 < result["mean_upper_primal"] < 200
+
+
 def test_information_state_has_perfect_recall_and_win_returns():
     game = pyspiel.load_game("poker_squares(players=2)")
     # The same grids reached with the two cards dealt in the other order: same observation,

@@ -45,12 +45,13 @@ def test_best_partition_matches_brute_force(n, seed):
     assert value == expected
     assert sorted(sets[ids].reshape(-1).tolist()) == list(range(n))
     assert values[ids].sum() == expected
-    # A warm side LP gives the same answers as the values change.
-    lp = SideLP(sets, n)
+    # A warm side LP gives the same answers as the values change, whichever simplex method resumes it.
+    lps = [SideLP(sets, n, simplex) for simplex in ("primal", "dual")]
     for _ in range(3):
         values = rng.normal(size=len(sets)) * 10
         expected = max(sum(values[index[s]] for s in part) for part in _all_partitions(tuple(range(n))))
-        assert best_partition(values, lp, sets=sets, n=n)[0] == pytest.approx(expected, abs=1e-9)
+        for lp in lps:
+            assert best_partition(values, lp, sets=sets, n=n)[0] == pytest.approx(expected, abs=1e-9)
 
 
 def test_best_partition_names_bad_input():
@@ -60,6 +61,8 @@ def test_best_partition_names_bad_input():
     only_with_zero = sets[sets[:, 0] == 0][:1]  # {0..4} alone cannot cover 5..9
     with pytest.raises(ValueError, match="no partition"):
         best_partition(np.zeros(1), sets=only_with_zero, n=10)
+    with pytest.raises(ValueError, match=r"simplex is one of \('primal', 'dual'\), not 'barrier'"):
+        SideLP(sets, 10, "barrier")
 
 
 def _restricted(seed):

@@ -74,7 +74,8 @@ def _pair_shares(solution) -> np.ndarray:
     return shares
 
 
-def bnp_bound(weights: np.ndarray, incumbent_grid, max_nodes: int = 40, dw_iterations: int = 200) -> dict:
+def bnp_bound(weights: np.ndarray, incumbent_grid, max_nodes: int = 40, dw_iterations: int = 200,
+              sides=None) -> dict:
     """Upper bound on the best arrangement value under ``weights`` by branch and price.
 
     Parameters
@@ -88,6 +89,8 @@ def bnp_bound(weights: np.ndarray, incumbent_grid, max_nodes: int = 40, dw_itera
         together, so up to ``max_nodes + 2``); ``max_nodes=1`` is ``dw_bound``.
     dw_iterations : int
         Column-generation steps at most per node.
+    sides : (SideLP, SideLP), optional
+        Side LPs to price with (row side, column side), as in ``dw_bound``; new primal-simplex ones by default.
 
     Returns
     -------
@@ -102,7 +105,7 @@ def bnp_bound(weights: np.ndarray, incumbent_grid, max_nodes: int = 40, dw_itera
     # Enough that an arrangement using a forbidden set (ten lines, each at most max |w|) is below every other;
     # no larger, so the side LPs stay well scaled.
     big = 20.0 * (1.0 + float(np.abs(weights).max()))
-    best = {"value": -np.inf, "grid": grid, "sides": None}
+    best = {"value": -np.inf, "grid": grid, "sides": sides}
 
     def solve(status: dict, pool):
         bad = forbidden_sets(status)

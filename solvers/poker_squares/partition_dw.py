@@ -57,6 +57,9 @@ from gamut.solvers.poker_squares.partition import NUM_PAIRS, NUM_SETS, SET_PAIRS
 
 SET_MASKS = (np.int64(1) << SETS).sum(axis=1).astype(np.int64)  # bit p set for each position p of the set
 _LP_BATCH = 500
+# HiGHS options of each simplex method a SideLP may resume with (simplex_strategy 4: primal; edge weight
+# strategy 0: Dantzig pricing, a little faster than devex here).
+SIMPLEX_METHODS = {"primal": {"simplex_strategy": 4, "simplex_primal_edge_weight_strategy": 0}, "dual": {}}
 
 
 class SideLP:
@@ -68,20 +71,31 @@ class SideLP:
         Candidate sets (position ids 0..n-1, sorted within each row); every 5-subset for an exact bound.
     n : int
         Number of positions, a multiple of 5.
+    simplex : {"primal", "dual"}
+        The simplex method HiGHS resumes with: ``"primal"`` (primal simplex,
+        Dantzig pricing) or ``"dual"`` (HiGHS's default, the baseline of
+        ``gamut bench poker_squares_bnp``).
 
-    Only the objective changes between ``solve`` calls, so the last basis stays
-    primal feasible and HiGHS resumes from it. One artificial column per
-    position (cost ``-big``, far below any partition) keeps every restricted LP
-    feasible; an optimum that still uses one means no partition exists.
+    Only the objective changes between ``solve`` calls (and columns are only
+    added), so the last basis stays primal feasible: the primal simplex resumes
+    from it directly, where the dual simplex must first win back dual
+    feasibility. It takes about half the pivots, and branch and price about
+    0.6 of the time. One artificial column per position (cost ``-big``, far
+    below any partition) keeps every restricted LP feasible; an optimum that
+    still uses one means no partition exists.
     """
 
-    def __init__(self, sets: np.ndarray, n: int):
+    def __init__(self, sets: np.ndarray, n: int, simplex: str = "primal"):
         import highspy
 
+        if simplex not in SIMPLEX_METHODS:
+            raise ValueError(f"simplex is one of {tuple(SIMPLEX_METHODS)}, not {simplex!r}")
         self.sets = np.ascontiguousarray(sets, dtype=np.int64)
         self.n = int(n)
         h = quiet_highs()
         h.setOptionValue("threads", 1)
+        for option, value in SIMPLEX_METHODS[simplex].items():
+            h.setOptionValue(option, value)
         h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         h.addRows(self.n, np.ones(self.n), np.ones(self.n), 0, np.zeros(0, np.int32), np.zeros(0, np.int32),
                   np.zeros(0))
