@@ -14,6 +14,8 @@ from __future__ import annotations
 from gamut.benchmarks.state_api import add_playout_arguments, playout_game, time_against_state_api
 
 DESCRIPTION = "random full Poker Squares games per second: Numba kernels vs the pyspiel State API"
+# The game's other benchmarks (gamut bench NAME).
+MORE_BENCHMARKS = {"poker_squares_bnp": "gamut.benchmarks.poker_squares_bnp"}
 
 
 def add_arguments(parser) -> None:

@@ -66,7 +66,8 @@ class GameDeclaration:
     commands : tuple of str
         Modules of its ``gamut`` subcommands (each defines ``register(subparsers)``).
     benchmarks : dict of str to str
-        ``gamut bench`` name -> benchmark module of its speed claims.
+        ``gamut bench`` name -> benchmark module of its speed claims (a module
+        may list more of the game's in its ``MORE_BENCHMARKS``, same form).
     bench_variant : str or None
         The game string ``gamut bench vector`` times for this game.
     bench_steps_per_s : float

@@ -7,6 +7,7 @@ in the Python API and in ``gamut play``, ``gamut bench vector`` and
 """
 
 import ast
+import importlib
 import json
 import os
 import re
@@ -88,6 +89,8 @@ def test_no_generic_module_names_a_game():
                           *d.benchmarks.values(), *d.replots.values()):
             if reference:
                 own.add(reference.partition(":")[0])
+        for module_name in d.benchmarks.values():
+            own.update(getattr(importlib.import_module(module_name), "MORE_BENCHMARKS", {}).values())
     name = re.compile(r"\b(" + "|".join(BUILT_IN) + r")\b")
     found = []
     for folder in ("envs", "solvers", "experiments", "benchmarks"):

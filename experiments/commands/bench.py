@@ -36,10 +36,18 @@ GENERIC_BENCHMARKS = {
 
 
 def benchmarks() -> dict[str, str]:
-    """``{name: module}`` of every benchmark: the generic ones, then each declared game's."""
+    """``{name: module}`` of every benchmark: the generic ones, then each declared game's.
+
+    A game's are those its declaration names and those each of them lists in
+    its ``MORE_BENCHMARKS`` (``{name: module}``): a game's results are
+    fingerprinted with its declaration's source, so a benchmark added there
+    would mark them all stale, and one added beside a declared one does not.
+    """
     found = dict(GENERIC_BENCHMARKS)
     for declaration in declarations().values():
-        found.update(declaration.benchmarks)
+        for name, module_name in declaration.benchmarks.items():
+            found[name] = module_name
+            found.update(getattr(importlib.import_module(module_name), "MORE_BENCHMARKS", {}))
     return found
 
 
