@@ -11,8 +11,10 @@ score minus the fitted penalty, from an annealed arrangement) on the deals of
 ``gamut squares eval --seed SEED``, taking turns on which goes first. Numba
 compiles before the clock starts. Reported: each side's median CPU seconds a
 deal, the median of the per-deal ratios (dual over primal) and the ratio of
-the totals, and the largest difference between the two bounds of a deal
-(both are exact bounds of the same problem, so it is rounding only).
+the totals, and each side's mean bound with the deals where the two differ.
+Both bounds are valid; they differ where the node limit stops a search that
+has not proved its problem, because the side LPs are degenerate (many dual
+optima), so the two methods can price, and then branch, differently.
 """
 
 from __future__ import annotations
@@ -85,5 +87,7 @@ def run(args) -> dict:
         "median_ratio_dual_over_primal": float(np.median(dual / primal)),
         "total_ratio_dual_over_primal": float(dual.sum() / primal.sum()),
         "mean_upper_primal": float(np.mean(uppers["primal"])),
-        "max_abs_upper_difference": float(np.max(np.abs(np.subtract(uppers["dual"], uppers["primal"])))),
+        "mean_upper_dual": float(np.mean(uppers["dual"])),
+        "deals_with_different_bounds": int(np.sum(~np.isclose(uppers["dual"], uppers["primal"], rtol=0,
+                                                               atol=1e-6))),
     }
