@@ -231,7 +231,8 @@ def test_branch_and_price_benchmark_runs_on_a_tiny_size():
     expected = duality_bound(deal, cfg, load_penalty_values("english", "fitted"), result["penalty_scale"], grid,
                              inner="bnp", nodes=3)
     assert result["mean_upper_primal"] == expected["upper"]
-    assert result["deals_with_different_bounds"] in (0, 1)
+    # The baseline's bound is valid too: never below an arrangement of the same relaxed problem.
+    assert result["mean_upper_dual"] >= expected["value"] - 1e-9
 
 
 def test_information_state_has_perfect_recall_and_win_returns():

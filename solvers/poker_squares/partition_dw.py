@@ -77,12 +77,12 @@ class SideLP:
         ``gamut bench poker_squares_bnp``).
 
     Only the objective changes between ``solve`` calls (and columns are only
-    added), so the last basis stays primal feasible: the primal simplex resumes
-    from it directly, where the dual simplex must first win back dual
-    feasibility: branch and price then takes about 0.6 of the time (``gamut
-    bench poker_squares_bnp``). One artificial column per position (cost ``-big``, far
-    below any partition) keeps every restricted LP feasible; an optimum that
-    still uses one means no partition exists.
+    added), so the last basis stays primal feasible. The primal simplex
+    resumes from it directly, where the dual simplex must first win back dual
+    feasibility; with it branch and price takes about 0.6 of the time
+    (``gamut bench poker_squares_bnp``). One artificial column per position
+    (cost ``-big``, far below any partition) keeps every restricted LP
+    feasible; an optimum that still uses one means no partition exists.
     """
 
     def __init__(self, sets: np.ndarray, n: int, simplex: str = "primal"):
