@@ -34,14 +34,12 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> dict:
-    import tomllib
-
     import numpy as np
     import pyspiel
 
     import gamut.envs  # noqa: F401  (registers poker_squares)
     from gamut.envs.poker_squares import kernels as K
-    from gamut.experiments.config import CONFIG_DIR
+    from gamut.experiments.experiment import load_experiment
     from gamut.solvers.poker_squares.bounds import anneal
     from gamut.solvers.poker_squares.duality import penalized_weights, positions_grid, relaxed_start
     from gamut.solvers.poker_squares.evaluation import deals
@@ -50,8 +48,8 @@ def run(args) -> dict:
     from gamut.solvers.poker_squares.partition_dw import SideLP
     from gamut.solvers.poker_squares.penalty_table import load_penalty_values
 
-    params = tomllib.loads((CONFIG_DIR / "poker_squares_bounds.toml").read_text())["params"]
-    scale = float(params[f"scale_{args.scoring}"])
+    # The scale the bounds experiment tuned, read through its checked config.
+    scale = float(load_experiment("poker_squares_bounds", "full").config.params[f"scale_{args.scoring}"])
     game = pyspiel.load_game("poker_squares", {"scoring": args.scoring})
     values = load_penalty_values(args.scoring, "fitted")
     problems = []
