@@ -11,8 +11,9 @@ from gamut.solvers.poker_squares import partition as P
 from gamut.solvers.poker_squares.bounds import anneal
 from gamut.solvers.poker_squares.duality import duality_bound, penalized_weights, positions_grid
 from gamut.solvers.poker_squares.evaluation import deals
-from gamut.solvers.poker_squares.partition_bnp import bnp_bound, forbidden_sets
-from gamut.solvers.poker_squares.partition_dw import SideLP, best_partition, dw_bound, gather_sums
+from gamut.solvers.poker_squares.partition_bnp import bnp_bound, forbidden_sets, statuses_consistent
+from gamut.solvers.poker_squares.partition_dw import SideLP, best_partition, dw_bound, gather_sums, \
+    search_candidates
 from gamut.solvers.poker_squares.penalty_table import load_penalty_values
 
 AMERICAN = (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
@@ -52,6 +53,70 @@ def test_best_partition_matches_brute_force(n, seed):
         expected = max(sum(values[index[s]] for s in part) for part in _all_partitions(tuple(range(n))))
         for lp in lps:
             assert best_partition(values, lp, sets=sets, n=n)[0] == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("n, seed", [(10, 4), (15, 5)])
+def test_best_partition_with_a_floor_is_exact_above_it_and_a_bound_below_it(n, seed):
+    rng = np.random.default_rng(seed)
+    sets = np.array(list(combinations(range(n), 5)), dtype=np.int64)
+    index = {tuple(s): j for j, s in enumerate(sets.tolist())}
+    values = rng.integers(-20, 5, len(sets)).astype(np.float64)
+    values[rng.choice(len(sets), 6, replace=False)] += 30
+    expected = max(sum(values[index[s]] for s in part) for part in _all_partitions(tuple(range(n))))
+    lp = SideLP(sets, n)
+    value, ids = best_partition(values, lp, sets=sets, n=n, floor=expected - 0.5)
+    assert value == expected and values[ids].sum() == expected
+    for floor in (expected + 0.5, expected + 40.0):
+        bound, none = best_partition(values, lp, sets=sets, n=n, floor=floor)
+        assert none is None and expected <= bound <= floor
+
+
+def test_best_partition_with_a_floor_bounds_a_side_whose_lp_is_far_above_every_partition():
+    # Of each set and its complement in 0..9 one is allowed (value 0..4), the other forbidden (-1000): every
+    # partition of 0..9 is a set and its complement, so it uses a forbidden set, while the LP mixes allowed
+    # sets at several points. The search must stop at the floor instead of descending a thousand points.
+    rng = np.random.default_rng(0)
+    sets = np.array(list(combinations(range(10), 5)), dtype=np.int64)
+    index = {tuple(s): j for j, s in enumerate(sets.tolist())}
+    values = np.full(len(sets), -1000.0)
+    for j, s in enumerate(sets.tolist()):
+        other = index[tuple(sorted(set(range(10)) - set(s)))]
+        if j < other:
+            values[rng.choice([j, other])] = rng.integers(0, 5)
+    expected = max(sum(values[index[s]] for s in part) for part in _all_partitions(tuple(range(10))))
+    lp = SideLP(sets, 10)
+    assert expected < -990 and lp.solve(values)[0] > 0
+    bound, ids = best_partition(values, lp, sets=sets, n=10, floor=-500.0)
+    assert ids is None and expected <= bound <= -500.0
+    assert best_partition(values, lp, sets=sets, n=10)[0] == expected
+
+
+def _candidates_by_numpy(reduced, sets, threshold, n):
+    """The obvious NumPy form of ``search_candidates``."""
+    keep = np.flatnonzero(reduced >= threshold)
+    counts = np.bincount(sets[keep].reshape(-1), minlength=n)
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.argsort(counts, kind="stable")] = np.arange(n)
+    relabelled = rank[sets[keep]]
+    masks = (np.int64(1) << relabelled).sum(axis=1)
+    lows = relabelled.min(axis=1)
+    order = np.lexsort((-reduced[keep], lows))
+    return keep, order, np.searchsorted(lows[order], np.arange(n + 1)), masks
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_search_candidates_matches_numpy(seed):
+    rng = np.random.default_rng(seed)
+    sets = P.SETS if seed < 2 else np.array(list(combinations(range(15), 5)), dtype=np.int64)
+    n = int(sets.max()) + 1
+    # Rounded values, so ties in the reduced value must keep their order.
+    reduced = -np.round(rng.exponential(3.0, len(sets)), 1)
+    got = search_candidates(reduced, sets, -1.5 * (seed + 1), n)
+    for a, b in zip(got, _candidates_by_numpy(reduced, sets, -1.5 * (seed + 1), n)):
+        assert np.array_equal(a, b)
+    example = search_candidates(np.array([0.0, -1.0, -9.0]), np.array([[0, 1, 2, 3, 4], [0, 5, 6, 7, 8],
+                                                                        [1, 2, 3, 4, 5]]), -2.0, 10)
+    assert [x.tolist() for x in example] == [[0, 1], [0, 1], [0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2], [542, 992]]
 
 
 def test_best_partition_names_bad_input():
@@ -107,6 +172,27 @@ def test_dw_bound_is_valid_and_exact_on_restricted_families(seed):
     lp = P.partition_bound(weights, IDENTITY, time_limit=20.0)["lp"]
     assert res["upper"] <= lp + 1e-6
     assert res["converged"]
+
+
+def test_dw_bound_with_a_floor_is_unchanged_above_it_and_stops_once_bounded_below_it():
+    weights, expected = _restricted(2)
+    plain = dw_bound(weights, IDENTITY)
+    low = dw_bound(weights, IDENTITY, floor=expected - 1.0)
+    assert not low["pruned"] and low["upper"] == pytest.approx(plain["upper"], abs=1e-6)
+    high = dw_bound(weights, IDENTITY, floor=plain["upper"] + 1.0)
+    assert high["pruned"] and expected - 1e-6 <= high["upper"] <= plain["upper"] + 1.0
+    assert high["iterations"] <= plain["iterations"]
+
+
+def test_dw_bound_with_a_floor_proves_contradictory_statuses_empty():
+    # Pairs {0, 1} and {1, 2} in a row but {0, 2} in a column: no arrangement keeps all three.
+    values = load_penalty_values("american", "fitted")
+    deal = deals(777, 1)[0]
+    weights = penalized_weights(deal, CFG, values, 1.5)
+    big = 20.0 * (1.0 + np.abs(weights).max())
+    bad = forbidden_sets({P.PAIR_INDEX[0, 1]: "row", P.PAIR_INDEX[1, 2]: "row", P.PAIR_INDEX[0, 2]: "column"})
+    res = dw_bound(np.where(bad, weights - big, weights), IDENTITY, floor=-big / 2)
+    assert res["pruned"] and res["upper"] <= -big / 2
 
 
 def test_gather_sums_is_the_numpy_gather():
@@ -165,6 +251,42 @@ def test_forbidden_sets_follow_the_pair_status():
     assert not forbidden_sets({}).any()
     with pytest.raises(ValueError, match="status is one of"):
         forbidden_sets({0: "diagonal"})
+
+
+def _status_of(grid, a, b):
+    """The status of positions a and b in ``grid`` (cell -> position): 'row', 'column' or 'neither'."""
+    cell = np.argsort(grid)
+    if cell[a] // 5 == cell[b] // 5:
+        return "row"
+    return "column" if cell[a] % 5 == cell[b] % 5 else "neither"
+
+
+def test_statuses_of_an_arrangement_are_always_consistent():
+    # Soundness: a status set judged inconsistent must hold no arrangement, so every arrangement's own
+    # statuses, on any subset of pairs, pass.
+    rng = np.random.default_rng(3)
+    pairs = [(a, b) for a in range(25) for b in range(a + 1, 25)]
+    for _ in range(200):
+        grid = rng.permutation(25)
+        chosen = rng.choice(len(pairs), rng.integers(1, 120), replace=False)
+        status = {int(P.PAIR_INDEX[pairs[i]]): _status_of(grid, *pairs[i]) for i in chosen}
+        assert statuses_consistent(status)
+
+
+@pytest.mark.parametrize("fixed, consistent", [
+    ({(0, 1): "row", (1, 2): "column"}, True),
+    ({(0, 1): "row", (1, 2): "row", (0, 2): "column"}, False),  # a column pair inside a row class
+    ({(0, 1): "column", (1, 2): "column", (0, 2): "neither"}, False),
+    ({(5, 7): "row", (0, 7): "row", (7, 8): "row", (9, 23): "row", (7, 23): "row"}, False),  # six in a row
+    ({(0, 1): "row", (1, 2): "row", (0, 5): "column", (5, 6): "column", (6, 2): "column"}, False),  # 0, 2 twice
+    # Six column classes of three cards: each column holds one at most.
+    ({(3 * i, 3 * i + 1): "column" for i in range(6)} | {(3 * i + 1, 3 * i + 2): "column" for i in range(6)},
+     False),
+    ({(3 * i, 3 * i + 1): "column" for i in range(5)} | {(3 * i + 1, 3 * i + 2): "column" for i in range(5)},
+     True),
+])
+def test_statuses_consistent_finds_contradictions(fixed, consistent):
+    assert statuses_consistent({int(P.PAIR_INDEX[a, b]): kind for (a, b), kind in fixed.items()}) is consistent
 
 
 @pytest.mark.parametrize("seed", range(2))

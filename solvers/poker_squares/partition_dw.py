@@ -36,7 +36,10 @@ come first; then the set holding the lowest uncovered position first, sets in
 decreasing ``r``) finds the best one, and ``G`` doubles until a partition is
 found, starting from the gap the side's previous solve needed. The side LP's
 gap is small (a few points), so the search looks at a few thousand sets of the
-53,130.
+53,130. A caller that needs the bound only above a ``floor`` (branch and price,
+at a node no better than the best arrangement known) caps ``G`` where no
+partition could lift the bound above the floor: where a side's LP lies far
+above every partition, the search then ends instead of covering most sets.
 
 Worked example of a master column: the row partition of the identity grid
 (sets ``{0..4}, {5..9}, ..., {20..24}``) enters with cost ``sum(weights[0,
@@ -210,9 +213,83 @@ def _search(order, starts, reduced, masks, n, gap, slack, best_sets):
     return found
 
 
+@numba.njit(cache=True)
+def search_candidates(reduced, sets, threshold, n):
+    """The sets ``_search`` looks at, with their positions relabelled and grouped for it.
+
+    Parameters
+    ----------
+    reduced : float64 (m,)
+        Reduced value of each set.
+    sets : int64 (m, 5)
+        The sets' positions, 0..n-1.
+    threshold : float
+        Sets with ``reduced >= threshold`` are kept.
+    n : int
+        Number of positions (at most 63).
+
+    Returns
+    -------
+    keep : int64 (k,)
+        Ids of the kept sets, ascending.
+    order : int64 (k,)
+        Indices into ``keep``, grouped by each set's lowest relabelled position and, within a group, in
+        decreasing ``reduced`` (ties in ``keep`` order).
+    starts : int64 (n + 1,)
+        Group ``e`` (lowest relabelled position ``e``) is ``order[starts[e]:starts[e + 1]]``.
+    masks : int64 (k,)
+        Bit ``rank[p]`` set for each position ``p`` of each kept set.
+
+    The relabelling ``rank`` puts the positions in the fewest kept sets first (ties by position): the search
+    branches on the lowest uncovered position, so it then branches where there is least choice.
+    Example: of the sets ``{0..4}`` (reduced 0), ``{0, 5..8}`` (-1) and ``{1..5}`` (-9) of ``n = 10``
+    positions with threshold -2, the first two are kept (``keep = [0, 1]``). Position 9 lies in no kept
+    set, 1..8 in one and 0 in two, so ``rank`` maps 9 to 0, 1..8 to themselves and 0 to 9: the sets become
+    ``{1..4, 9}`` (mask 542, lowest 1) and ``{5..9}`` (mask 992, lowest 5), so ``order = [0, 1]`` and
+    ``starts = [0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2]``.
+    """
+    k = 0
+    for j in range(reduced.shape[0]):
+        if reduced[j] >= threshold:
+            k += 1
+    keep = np.empty(k, np.int64)
+    counts = np.zeros(n, np.int64)
+    i = 0
+    for j in range(reduced.shape[0]):
+        if reduced[j] >= threshold:
+            keep[i] = j
+            i += 1
+            for c in range(sets.shape[1]):
+                counts[sets[j, c]] += 1
+    rank = np.empty(n, np.int64)
+    rank[np.argsort(counts, kind="mergesort")] = np.arange(n)
+    masks = np.zeros(k, np.int64)
+    lows = np.empty(k, np.int64)
+    for i in range(k):
+        low = n
+        for c in range(sets.shape[1]):
+            r = rank[sets[keep[i], c]]
+            masks[i] |= np.int64(1) << r
+            low = min(low, r)
+        lows[i] = low
+    # Stable sort by decreasing reduced value, then a stable counting sort by lowest position.
+    by_value = np.argsort(-reduced[keep], kind="mergesort")
+    starts = np.zeros(n + 1, np.int64)
+    for i in range(k):
+        starts[lows[i] + 1] += 1
+    for e in range(n):
+        starts[e + 1] += starts[e]
+    fill = starts[:n].copy()
+    order = np.empty(k, np.int64)
+    for i in by_value:
+        order[fill[lows[i]]] = i
+        fill[lows[i]] += 1
+    return keep, order, starts, masks
+
+
 def best_partition(values: np.ndarray, lp: SideLP | None = None, sets: np.ndarray = SETS,
-                   n: int = K.NUM_CELLS) -> tuple[float, np.ndarray]:
-    """The best partition of positions 0..n-1 into five-sets, exactly.
+                   n: int = K.NUM_CELLS, floor: float = -np.inf) -> tuple[float, np.ndarray | None]:
+    """The best partition of positions 0..n-1 into five-sets, exactly (or a proof that it is below ``floor``).
 
     Parameters
     ----------
@@ -224,15 +301,21 @@ def best_partition(values: np.ndarray, lp: SideLP | None = None, sets: np.ndarra
         Candidate sets, positions sorted within each row (default: all 53,130 five-subsets of 25).
     n : int
         Number of positions (a multiple of 5, at most 60).
+    floor : float
+        The caller needs the best partition only if its value is at least ``floor``: the search never looks
+        further below the LP value than ``floor``, which bounds its work where the LP lies far above every
+        partition (a side whose every partition uses a forbidden set, in branch and price).
 
     Returns
     -------
     (value, ids)
-        The best total value (float) and the ids (int64 (n // 5,)) of its sets; ValueError if no partition
-        exists among ``sets``.
+        The best total value (float) and the ids (int64 (n // 5,)) of its sets; or, when no partition is
+        worth ``floor`` or more, ``(bound, None)`` with ``bound`` (at most ``floor``) above every partition's
+        value. ValueError if no partition exists among ``sets`` and ``floor`` is ``-inf``.
 
     Example: with ``n = 10`` and ``sets`` all 252 five-subsets of 0..9, valued 1 for ``{0..4}`` and
-    ``{5..9}`` and 0 otherwise, the answer is 2 with those two sets.
+    ``{5..9}`` and 0 otherwise, the answer is 2 with those two sets; with ``floor=3`` it is ``(2.0, None)``
+    (the LP value: no partition reaches 3, and none is above the LP's 2).
     """
     values = np.ascontiguousarray(values, dtype=np.float64)
     sets = np.ascontiguousarray(sets, dtype=np.int64)
@@ -240,32 +323,37 @@ def best_partition(values: np.ndarray, lp: SideLP | None = None, sets: np.ndarra
         lp = SideLP(sets, n)
     if values.shape != (len(sets),):
         raise ValueError(f"values must be float64 ({len(sets)},), got {values.shape}")
-    _, reduced = lp.solve(values)
+    lp_value, reduced = lp.solve(values)
+    return partition_below_lp(values, lp_value, reduced, lp, floor)
+
+
+def partition_below_lp(values: np.ndarray, lp_value: float, reduced: np.ndarray, lp: SideLP,
+                       floor: float = -np.inf) -> tuple[float, np.ndarray | None]:
+    """``best_partition`` once ``lp`` is solved: ``(lp_value, reduced)`` is what ``lp.solve(values)`` returned."""
+    if lp_value <= floor:
+        return lp_value, None  # the LP value bounds every partition
+    n = lp.n
+    sets = lp.sets
     slack = max(float(reduced.max()), 0.0)
     # Start from the gap the last solve of this side needed: between column-generation steps it changes little.
-    gap = max(0.5, 1.25 * lp.last_gap)
+    # A partition worth floor or more lies within lp_value - floor of the LP, so the gap never needs to pass it.
+    limit = lp_value - floor
+    gap = min(max(0.5, 1.25 * lp.last_gap), limit)
     chosen = np.full(n // 5, -1, dtype=np.int64)
     while True:
-        keep = np.flatnonzero(reduced >= -gap - slack)
-        # Relabel the positions so those in the fewest candidate sets come first: the search branches on the
-        # lowest uncovered position, so it then branches where there is least choice.
-        counts = np.bincount(sets[keep].reshape(-1), minlength=n)
-        rank = np.empty(n, dtype=np.int64)
-        rank[np.argsort(counts, kind="stable")] = np.arange(n)
-        relabelled = rank[sets[keep]]
-        masks = (np.int64(1) << relabelled).sum(axis=1).astype(np.int64)
-        lows = relabelled.min(axis=1)
-        order = np.lexsort((-reduced[keep], lows))
-        starts = np.searchsorted(lows[order], np.arange(n + 1)).astype(np.int64)
+        keep, order, starts, masks = search_candidates(reduced, sets, -gap - slack, n)
         local = np.full(n // 5, -1, dtype=np.int64)
         found = _search(order, starts, reduced[keep], masks, n, gap, slack, local)
         if found > -1e299:
             chosen[:] = keep[local]
             lp.last_gap = -found
             return float(values[chosen].sum()), chosen
+        if gap >= limit:
+            # Searched every partition within lp_value - floor of the LP: none is worth floor.
+            return float(floor), None
         if len(keep) == len(sets):
             raise ValueError("no partition of the positions exists among the given sets")
-        gap *= 2.0
+        gap = min(2.0 * gap, limit)
 
 
 def _pair_rows(set_ids: np.ndarray) -> np.ndarray:
@@ -273,7 +361,8 @@ def _pair_rows(set_ids: np.ndarray) -> np.ndarray:
 
 
 def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, time_limit: float = 60.0,
-             tolerance: float = 1e-6, pool=(), sides: tuple[SideLP, SideLP] | None = None) -> dict:
+             tolerance: float = 1e-6, pool=(), sides: tuple[SideLP, SideLP] | None = None,
+             floor: float = -np.inf) -> dict:
     """Dantzig-Wolfe (Lagrangian) upper bound on the best arrangement value under ``weights``.
 
     Parameters
@@ -294,6 +383,11 @@ def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, tim
     sides : (SideLP, SideLP), optional
         Warm side LPs over all five-sets (row side, column side) from an earlier solve, to start from their
         bases; new ones by default.
+    floor : float
+        The caller needs the bound only while it is above ``floor`` (branch and price: a node bounded at or
+        below the best arrangement known is done). Pricing then looks for partitions only as far below the
+        side LPs as a bound above ``floor`` needs, and the solve stops, ``pruned``, at the first bound at or
+        below ``floor``.
 
     Returns
     -------
@@ -301,7 +395,8 @@ def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, tim
         ``upper`` (float, valid bound: the least Lagrangian bound seen), ``master`` (the last master
         value), ``value`` and ``grid`` (the best arrangement known: the incumbent, or an integral pair of
         master partitions if better), ``proved`` (``upper`` within ``tolerance`` of ``value``),
-        ``iterations``, ``converged`` (bound met the master value), ``seconds``, ``solution`` (the last
+        ``iterations``, ``converged`` (bound met the master value), ``pruned`` (the bound fell to ``floor``
+        or below), ``seconds``, ``solution`` (the last
         master optimum as weights of sets: arrays of side, set id and weight, the sum of ``lam`` over the
         partitions holding the set; at convergence the bound's subgradient in ``weights``), ``columns``
         (the master's partitions, a pool for a later solve) and ``sides`` (the side LPs, warm).
@@ -344,7 +439,7 @@ def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, tim
         sides = (SideLP(SETS, K.NUM_CELLS), SideLP(SETS, K.NUM_CELLS))
     upper = np.inf
     master = -np.inf
-    converged = False
+    converged = pruned = False
     iterations = 0
     while iterations < max_iterations:
         h.run()
@@ -356,13 +451,25 @@ def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, tim
         convexity, pair = duals[:2], np.maximum(duals[2:], 0.0)
         lam = np.asarray(h.getSolution().col_value, dtype=np.float64)
         grid, value = _best_master_pair(weights, columns, lam, grid, value)
-        bound = pair.sum()
+        side_values = [weights[side] - gather_sums(SET_PAIRS, pair) for side in range(2)]
+        solved = [sides[side].solve(side_values[side]) for side in range(2)]
+        bound = pair.sum() + solved[0][0] + solved[1][0]  # each side's LP value bounds its best partition
         priced = []
         for side in range(2):
-            side_value, set_ids = best_partition(weights[side] - gather_sums(SET_PAIRS, pair), sides[side])
-            bound += side_value
+            # The best partition of this side matters only if the bound, with the other side at its LP value
+            # (or its best partition, once found), stays above floor.
+            side_value, set_ids = partition_below_lp(side_values[side], *solved[side], sides[side],
+                                                     floor - (bound - solved[side][0]))
+            if set_ids is None:
+                break  # this side is below its floor: the bound is at most floor
+            bound += side_value - solved[side][0]
             priced.append((side_value, set_ids))
-        upper = min(upper, bound)
+        else:
+            upper = min(upper, bound)
+        if len(priced) < 2 or upper <= floor:
+            upper = min(upper, floor)
+            pruned = True
+            break
         if upper - master <= tolerance * max(1.0, abs(master)):
             converged = True
             break
@@ -382,7 +489,7 @@ def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, tim
     used_sides, ids = np.nonzero(set_weight > 1e-12)
     return {"upper": float(upper), "master": float(master), "value": float(value), "grid": grid,
             "proved": bool(upper - value <= tolerance * max(1.0, abs(value))), "iterations": iterations,
-            "converged": converged, "seconds": time.perf_counter() - started,
+            "converged": converged, "pruned": pruned, "seconds": time.perf_counter() - started,
             "solution": (used_sides, ids, set_weight[used_sides, ids]), "columns": columns, "sides": sides}
 
 
