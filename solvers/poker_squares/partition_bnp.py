@@ -35,8 +35,9 @@ is solved only down to a floor, the best arrangement known (or ``-big / 2``,
 below which it holds no arrangement): the solve stops at the first bound under
 it, and the side searches never look further below their LPs than such a bound
 allows. Without the closure a side whose every partition uses a forbidden set
-sends the exact side search over most of the 53,130 sets (one deal of the
-upper-bound run, a row class of six cards, had not ended after a quarter of an hour).
+sends the exact side search over most of the 53,130 sets (on one deal of the
+upper-bound run, a row class of six cards, it had not ended after a quarter of
+an hour).
 """
 
 from __future__ import annotations
