@@ -69,6 +69,13 @@ def test_best_partition_with_a_floor_is_exact_above_it_and_a_bound_below_it(n, s
     for floor in (expected + 0.5, expected + 40.0):
         bound, none = best_partition(values, lp, sets=sets, n=n, floor=floor)
         assert none is None and expected <= bound <= floor
+    # The docstring's example: two sets worth 1 each, nothing reaches 3, the LP's 2 bounds every partition.
+    example = np.zeros(252)
+    example[[0, 251]] = 1.0  # {0..4} and {5..9}
+    ten = np.array(list(combinations(range(10), 5)), dtype=np.int64)
+    assert best_partition(example, sets=ten, n=10)[0] == 2.0
+    bound, none = best_partition(example, sets=ten, n=10, floor=3.0)
+    assert none is None and bound == pytest.approx(2.0)
 
 
 def test_best_partition_with_a_floor_bounds_a_side_whose_lp_is_far_above_every_partition():
