@@ -33,15 +33,21 @@ def _all_partitions(items):
             yield [(first, *others)] + tail
 
 
-@pytest.mark.parametrize("n, seed", [(10, 0), (10, 1), (15, 2), (15, 3)])
-def test_best_partition_matches_brute_force(n, seed):
-    rng = np.random.default_rng(seed)
+def _side_instance(n, rng):
+    """All five-subsets of 0..n-1 with integer values, their index by tuple, and the best partition's value."""
     sets = np.array(list(combinations(range(n), 5)), dtype=np.int64)
     index = {tuple(s): j for j, s in enumerate(sets.tolist())}
     # Integer-valued sets, with ties and a few very good sets, so the LP is fractional and the gap doubles.
     values = rng.integers(-20, 5, len(sets)).astype(np.float64)
     values[rng.choice(len(sets), 6, replace=False)] += 30
     expected = max(sum(values[index[s]] for s in part) for part in _all_partitions(tuple(range(n))))
+    return sets, index, values, expected
+
+
+@pytest.mark.parametrize("n, seed", [(10, 0), (10, 1), (15, 2), (15, 3)])
+def test_best_partition_matches_brute_force(n, seed):
+    rng = np.random.default_rng(seed)
+    sets, index, values, expected = _side_instance(n, rng)
     value, ids = best_partition(values, sets=sets, n=n)
     assert value == expected
     assert sorted(sets[ids].reshape(-1).tolist()) == list(range(n))
@@ -57,12 +63,7 @@ def test_best_partition_matches_brute_force(n, seed):
 
 @pytest.mark.parametrize("n, seed", [(10, 4), (15, 5)])
 def test_best_partition_with_a_floor_is_exact_above_it_and_a_bound_below_it(n, seed):
-    rng = np.random.default_rng(seed)
-    sets = np.array(list(combinations(range(n), 5)), dtype=np.int64)
-    index = {tuple(s): j for j, s in enumerate(sets.tolist())}
-    values = rng.integers(-20, 5, len(sets)).astype(np.float64)
-    values[rng.choice(len(sets), 6, replace=False)] += 30
-    expected = max(sum(values[index[s]] for s in part) for part in _all_partitions(tuple(range(n))))
+    sets, _, values, expected = _side_instance(n, np.random.default_rng(seed))
     lp = SideLP(sets, n)
     value, ids = best_partition(values, lp, sets=sets, n=n, floor=expected - 0.5)
     assert value == expected and values[ids].sum() == expected
