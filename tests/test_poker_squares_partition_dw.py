@@ -99,6 +99,30 @@ def test_best_partition_with_a_floor_bounds_a_side_whose_lp_is_far_above_every_p
     assert best_partition(values, lp, sets=sets, n=10)[0] == expected
 
 
+@pytest.mark.parametrize("budget", [1, 30, 300, 3000])
+def test_best_partition_out_of_budget_bounds_the_best_and_keeps_the_best_seen(budget):
+    sets, _, values, expected = _side_instance(15, np.random.default_rng(6))
+    bound, ids = best_partition(values, sets=sets, n=15, budget=budget)
+    assert bound >= expected
+    if ids is not None:
+        assert sorted(sets[ids].reshape(-1).tolist()) == list(range(15))
+        assert values[ids].sum() <= bound
+    if budget == 1:
+        assert ids is None and bound > expected  # one set tried: only the LP's value is known
+    assert best_partition(values, sets=sets, n=15, budget=10**9)[0] == expected
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dw_bound_stays_valid_when_its_side_searches_run_out_of_budget(seed, monkeypatch):
+    from gamut.solvers.poker_squares import partition_dw
+
+    weights, expected = _restricted(seed)
+    monkeypatch.setattr(partition_dw, "SEARCH_BUDGET", 2)
+    res = dw_bound(weights, IDENTITY)
+    assert res["upper"] >= expected - 1e-6
+    assert not res["converged"] and not res["proved"]
+
+
 def _candidates_by_numpy(reduced, sets, threshold, n):
     """The obvious NumPy form of ``search_candidates``."""
     keep = np.flatnonzero(reduced >= threshold)

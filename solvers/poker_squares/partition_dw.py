@@ -60,6 +60,10 @@ from gamut.solvers.poker_squares.partition import NUM_PAIRS, NUM_SETS, SET_PAIRS
 
 SET_MASKS = (np.int64(1) << SETS).sum(axis=1).astype(np.int64)  # bit p set for each position p of the set
 _LP_BATCH = 500
+# Sets one side search may try (about a second of it). Early in a branch-and-price child's column generation
+# the duals can leave the side LP thousands of points above every partition, where an exhaustive search
+# prunes nothing; the searches of converging column generation stay far below this.
+SEARCH_BUDGET = 100_000_000
 # HiGHS options of each simplex method a SideLP may resume with (simplex_strategy 4: primal; edge weight
 # strategy 0: Dantzig pricing, a little faster than devex here).
 SIMPLEX_METHODS = {"primal": {"simplex_strategy": 4, "simplex_primal_edge_weight_strategy": 0}, "dual": {}}
@@ -162,14 +166,17 @@ def gather_sums(index, x):
 
 
 @numba.njit(cache=True)
-def _search(order, starts, reduced, masks, n, gap, slack, best_sets):
+def _search(order, starts, reduced, masks, n, gap, slack, best_sets, budget):
     """Best sum of ``reduced`` over partitions of positions 0..n-1 into sets of ``order`` (-1e300 if none >= -gap).
 
     ``order`` lists candidate set ids grouped by their lowest position ``e`` (``starts[e]:starts[e + 1]``),
     each group in decreasing ``reduced``; ``slack`` bounds any set's positive reduced value, so a branch is
-    cut only when even ``slack`` per set still left could not bring it back to ``-gap``.
+    cut only when even ``slack`` per set still left could not bring it back to ``-gap``. The search stops
+    after ``budget`` sets tried. Returns ``(found, tried)``: the search was exhaustive when ``tried < budget``;
+    otherwise ``found`` is the best partition seen (possibly none), not necessarily the best there is.
     """
     groups = n // 5
+    tried = 0
     chosen = np.empty(groups, np.int64)
     ptr = np.empty(groups, np.int64)
     acc = np.zeros(groups + 1)
@@ -183,6 +190,9 @@ def _search(order, starts, reduced, masks, n, gap, slack, best_sets):
             low += 1
         advanced = False
         while ptr[depth] < starts[low + 1]:
+            if tried >= budget:
+                return found, tried
+            tried += 1
             j = order[ptr[depth]]
             ptr[depth] += 1
             if acc[depth] + reduced[j] + slack * (groups - 1 - depth) < -gap:
@@ -210,7 +220,7 @@ def _search(order, starts, reduced, masks, n, gap, slack, best_sets):
             depth -= 1
             if depth >= 0:
                 covered &= ~masks[chosen[depth]]
-    return found
+    return found, tried
 
 
 @numba.njit(cache=True)
@@ -288,7 +298,8 @@ def search_candidates(reduced, sets, threshold, n):
 
 
 def best_partition(values: np.ndarray, lp: SideLP | None = None, sets: np.ndarray = SETS,
-                   n: int = K.NUM_CELLS, floor: float = -np.inf) -> tuple[float, np.ndarray | None]:
+                   n: int = K.NUM_CELLS, floor: float = -np.inf,
+                   budget: int | None = None) -> tuple[float, np.ndarray | None]:
     """The best partition of positions 0..n-1 into five-sets, exactly (or a proof that it is below ``floor``).
 
     Parameters
@@ -305,13 +316,19 @@ def best_partition(values: np.ndarray, lp: SideLP | None = None, sets: np.ndarra
         The caller needs the best partition only if its value is at least ``floor``: the search never looks
         further below the LP value than ``floor``, which bounds its work where the LP lies far above every
         partition (a side whose every partition uses a forbidden set, in branch and price).
+    budget : int, optional
+        Sets the search may try in all (default ``SEARCH_BUDGET``). Where the LP lies far above every
+        partition and ``floor`` is far below it, nothing prunes and an exhaustive search could run for hours;
+        a count, not a clock, keeps the answer the same on any machine.
 
     Returns
     -------
     (value, ids)
         The best total value (float) and the ids (int64 (n // 5,)) of its sets; or, when no partition is
         worth ``floor`` or more, ``(bound, None)`` with ``bound`` (at most ``floor``) above every partition's
-        value. ValueError if no partition exists among ``sets`` and ``floor`` is ``-inf``.
+        value. Out of budget, ``value`` is only an upper bound on the best partition's value (above
+        ``floor``) and ``ids`` the best partition seen, or None: the answer is exact exactly when ``value``
+        is the value of ``ids``. ValueError if no partition exists among ``sets`` and ``floor`` is ``-inf``.
 
     Example: with ``n = 10`` and ``sets`` all 252 five-subsets of 0..9, valued 1 for ``{0..4}`` and
     ``{5..9}`` and 0 otherwise, the answer is 2 with those two sets; with ``floor=3`` it is ``(2.0, None)``
@@ -324,12 +341,13 @@ def best_partition(values: np.ndarray, lp: SideLP | None = None, sets: np.ndarra
     if values.shape != (len(sets),):
         raise ValueError(f"values must be float64 ({len(sets)},), got {values.shape}")
     lp_value, reduced = lp.solve(values)
-    return partition_below_lp(values, lp_value, reduced, lp, floor)
+    return partition_below_lp(values, lp_value, reduced, lp, floor, budget)
 
 
 def partition_below_lp(values: np.ndarray, lp_value: float, reduced: np.ndarray, lp: SideLP,
-                       floor: float = -np.inf) -> tuple[float, np.ndarray | None]:
+                       floor: float = -np.inf, budget: int | None = None) -> tuple[float, np.ndarray | None]:
     """``best_partition`` once ``lp`` is solved: ``(lp_value, reduced)`` is what ``lp.solve(values)`` returned."""
+    budget = SEARCH_BUDGET if budget is None else int(budget)
     if lp_value <= floor:
         return lp_value, None  # the LP value bounds every partition
     n = lp.n
@@ -339,11 +357,16 @@ def partition_below_lp(values: np.ndarray, lp_value: float, reduced: np.ndarray,
     # A partition worth floor or more lies within lp_value - floor of the LP, so the gap never needs to pass it.
     limit = lp_value - floor
     gap = min(max(0.5, 1.25 * lp.last_gap), limit)
+    bound = lp_value  # above every partition: the LP's value, then what each finished search proved
     chosen = np.full(n // 5, -1, dtype=np.int64)
     while True:
         keep, order, starts, masks = search_candidates(reduced, sets, -gap - slack, n)
         local = np.full(n // 5, -1, dtype=np.int64)
-        found = _search(order, starts, reduced[keep], masks, n, gap, slack, local)
+        found, tried = _search(order, starts, reduced[keep], masks, n, gap, slack, local, budget)
+        if tried >= budget:
+            # Out of budget: the bound stands on the searches that finished; the best partition seen still prices.
+            return float(bound), (keep[local] if found > -1e299 else None)
+        budget -= tried
         if found > -1e299:
             chosen[:] = keep[local]
             lp.last_gap = -found
@@ -353,6 +376,7 @@ def partition_below_lp(values: np.ndarray, lp_value: float, reduced: np.ndarray,
             return float(floor), None
         if len(keep) == len(sets):
             raise ValueError("no partition of the positions exists among the given sets")
+        bound = lp_value - gap
         gap = min(2.0 * gap, limit)
 
 
@@ -455,18 +479,26 @@ def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, tim
         solved = [sides[side].solve(side_values[side]) for side in range(2)]
         bound = pair.sum() + solved[0][0] + solved[1][0]  # each side's LP value bounds its best partition
         priced = []
+        exact, below = True, False
         for side in range(2):
             # The best partition of this side matters only if the bound, with the other side at its LP value
             # (or its best partition, once found), stays above floor.
-            side_value, set_ids = partition_below_lp(side_values[side], *solved[side], sides[side],
-                                                     floor - (bound - solved[side][0]))
-            if set_ids is None:
-                break  # this side is below its floor: the bound is at most floor
-            bound += side_value - solved[side][0]
-            priced.append((side_value, set_ids))
-        else:
+            side_floor = floor - (bound - solved[side][0])
+            side_bound, set_ids = partition_below_lp(side_values[side], *solved[side], sides[side], side_floor)
+            if set_ids is None and side_bound <= side_floor:
+                below = True  # this side is below its floor: the bound is at most floor
+                break
+            bound += side_bound - solved[side][0]
+            if set_ids is not None:
+                side_value = float(side_values[side][set_ids].sum())
+                # An exhausted search budget leaves a bound above the best partition seen.
+                exact = exact and side_value == side_bound
+                priced.append((side, side_value, set_ids))
+            else:
+                exact = False
+        if not below:
             upper = min(upper, bound)
-        if len(priced) < 2 or upper <= floor:
+        if below or upper <= floor:
             upper = min(upper, floor)
             pruned = True
             break
@@ -474,11 +506,12 @@ def dw_bound(weights: np.ndarray, incumbent_grid, max_iterations: int = 200, tim
             converged = True
             break
         added = 0
-        for side, (side_value, set_ids) in enumerate(priced):
+        for side, side_value, set_ids in priced:
             if side_value - convexity[side] > tolerance * max(1.0, abs(side_value)):
                 added += add(side, set_ids)
         if added == 0:
-            converged = True
+            # No column prices out: the master is optimal if both sides were searched to the end.
+            converged = exact
             break
         if time.perf_counter() - started > time_limit:
             break
