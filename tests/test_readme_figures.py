@@ -53,6 +53,7 @@ NN_POKE_PLAY, NN_PALACE_PLAY = "nn_ismcts/poke_play_budget.json", "nn_ismcts/pal
 NN_PAGE, NN_CONTROL = "nn_ismcts/README.md", {"`nn_ismcts` (the same prior, a kept pool of 32)": "network pool minus heuristic pool (paired)"}
 ENDGAME = "poker_squares_endgame/summary.csv"
 BOUNDS_LOG = "poker_squares_bounds/README.md"
+UPPER_BOUND = "poker_squares_upper_bound/upper_bound.csv"
 BNP_40 = {"quantity, all 1000 American deals, shipped penalty, 40 nodes a deal": "branch and price, 40 nodes"}
 BNP_120_TABLE = "quantity, all 1000 American deals, shipped penalty, 120 nodes a deal"
 BNP_120 = {BNP_120_TABLE: "branch and price, 120 nodes"}
@@ -115,6 +116,8 @@ CLAIMS = [
     *claims("Poker Squares, upper bounds", BOUNDS_LOG, BNP_120, [("169.00", "mean"), ("167.64", "95% CI low"),
             ("170.35", "95% CI high")]),
     *claims("Poker Squares, upper bounds", BOUNDS_LOG, BNP_GAIN, [("1.06", "mean")]),
+    *claims("Poker Squares, upper bounds", UPPER_BOUND, {"scoring": "english"}, [("73.91", "upper"),
+            ("73.52", "upper_ci95_low"), ("74.29", "upper_ci95_high"), ("1.10", "root_minus_upper")]),
     ("Random play speed", "271", "benchmarks/poke.jsonl", {}, "ratio", 1),
     ("Random play speed", "492", "benchmarks/poker_squares.jsonl", {}, "ratio", 1),
     ("Random play speed", "247", "benchmarks/palace_poker.jsonl", {"game": PALACE_BENCH_GAME}, "ratio", 1),
