@@ -206,15 +206,19 @@ def test_fit_command_chains_from_a_start_table_and_records_its_checksum(tmp_path
 
 
 @pytest.mark.parametrize("scoring", ["american", "english"])
-def test_shipped_table_records_the_two_commands_that_fitted_it(scoring):
-    from gamut.solvers.poker_squares.penalty_table import FITTED_COMMANDS, RESULTS_DIR, SHA256_FITTED_LINE
+def test_shipped_table_records_the_three_commands_that_fitted_it_each_from_the_one_before(scoring):
+    from gamut.solvers.poker_squares.penalty_table import (
+        FITTED_COMMANDS, FITTED_FORMAT, RESULTS_DIR, SHA256_FITTED, SHA256_FITTED_DRAW, SHA256_FITTED_LINE)
 
-    line = RESULTS_DIR / f"penalty_fitted_line_{scoring}.npz"
-    assert file_sha256(line) == SHA256_FITTED_LINE[scoring]
-    for stage, name in enumerate((f"penalty_fitted_line_{scoring}", f"penalty_fitted_{scoring}")):
+    names = (f"penalty_fitted_line_{scoring}", f"penalty_fitted_draw_{scoring}", f"penalty_fitted_{scoring}")
+    checksums = (SHA256_FITTED_LINE[scoring], SHA256_FITTED_DRAW[scoring], SHA256_FITTED[scoring])
+    start = None
+    for command, name, checksum in zip(FITTED_COMMANDS, names, checksums, strict=True):
+        assert file_sha256(RESULTS_DIR / f"{name}.npz") == checksum
         record = json.loads((RESULTS_DIR / f"{name}.json").read_text())
-        scale = {"american": "1.75", "english": "1.5"}[scoring]
-        command = FITTED_COMMANDS[stage].format(scoring=scoring, scale=scale).split()
-        flags = dict(zip(command[3::2], command[4::2]))
+        words = command.format(**FITTED_FORMAT[scoring]).split()
+        flags = dict(zip(words[3::2], words[4::2]))
         assert {f"--{k}": v for k, v in record["args"].items() if v != "None"} == flags
-    assert record["start_sha256"] == SHA256_FITTED_LINE[scoring]
+        assert flags["--out"] == f"results/poker_squares_bounds/{name}.npz"
+        assert record.get("start_sha256") == start  # the first stage (fitted before the field existed) has none
+        start = checksum

@@ -41,15 +41,21 @@ SHA256 = {
     "american": "7b7b8605b695fb8430533ce00aa1743c7efac908c7449ea6be27145b57a8ac64",
     "english": "e79e025abea9f39954872490b0203dc768f8607c7f34d27a25e7527cd3a25bf7",
 }
-# The shipped ("fitted") tables are the learned ones fitted in two stages by ``FITTED_COMMANDS``: first one
-# multiplier per (cards placed, row or column, cards in the line), 260 in all, by 10 epochs of Adam on the
-# mean set-partitioning LP bound of 100 deals of seed 778 at scale 1.5 (that table is kept as
-# ``penalty_fitted_line_<scoring>.npz``, checksum ``SHA256_FITTED_LINE``); then one multiplier per (those,
-# flush still possible, straight still possible), 1,040 in all, started from it, by 2 epochs on the mean
-# Dantzig-Wolfe bound of 400 deals of seed 778 at the first stage's tuned scale (1.75 American, 1.5 English).
-# Each fit's progress, and the second's start checksum, is beside its table in
-# ``penalty_fitted[_line]_<scoring>.json``.
+# The shipped ("fitted") tables are the learned ones fitted in three stages by ``FITTED_COMMANDS`` (formatted
+# with ``FITTED_FORMAT[scoring]``): first one multiplier per (cards placed, row or column, cards in the
+# line), 260 in all, by 10 epochs of Adam on the mean set-partitioning LP bound of 100 deals of seed 778 at
+# scale 1.5 (kept as ``penalty_fitted_line_<scoring>.npz``, checksum ``SHA256_FITTED_LINE``); then one
+# multiplier per (those, flush still possible, straight still possible), 1,040 in all, started from it, by 2
+# epochs on the mean Dantzig-Wolfe bound of 400 deals of seed 778 at the first stage's tuned scale (kept as
+# ``penalty_fitted_draw_<scoring>.npz``, checksum ``SHA256_FITTED_DRAW``); then every one of the 62,400 keys
+# moved on its own (additively, step 0.1 points), started from the second stage's table, by 2 epochs on the
+# mean Dantzig-Wolfe bound of 1,600 deals (American) or 400 (English) of seed 778 at scale 1.75. Each fit's
+# progress and its start table's checksum are beside its table in ``penalty_fitted[_line|_draw]_<scoring>.json``.
 SHA256_FITTED = {
+    "american": "ba27e66b4a263f22ed22a12b55fe2a3631aae6e815b9fddb9dd43e830f9b4ed7",
+    "english": "5f83bc5802429a1c5a1a74c61fbaa824fc69504a2d68e3fcf848f05cf40bb00c",
+}
+SHA256_FITTED_DRAW = {
     "american": "4756568d979c74177a7969d524b076ab5c16609f0a5f5bfce2425552ed3a3e5d",
     "english": "b2e24e75a51ba3a55e5e4964ca22ae2bcca589bf7771f4b95f12bc04c0a47436",
 }
@@ -62,10 +68,18 @@ FITTED_COMMANDS = (
     "--batch 10 --lr 0.05 --scale 1.5 --groups line "
     "--out results/poker_squares_bounds/penalty_fitted_line_{scoring}.npz",
     "python -m gamut.solvers.poker_squares.penalty_fit --scoring {scoring} --seed 778 --deals 400 --epochs 2 "
-    "--batch 10 --lr 0.05 --scale {scale} --groups draw --inner dw "
+    "--batch 10 --lr 0.05 --scale {draw_scale} --groups draw --inner dw "
     "--start results/poker_squares_bounds/penalty_fitted_line_{scoring}.npz "
+    "--out results/poker_squares_bounds/penalty_fitted_draw_{scoring}.npz",
+    "python -m gamut.solvers.poker_squares.penalty_fit --scoring {scoring} --seed 778 --deals {key_deals} "
+    "--epochs 2 --batch 10 --lr 0.1 --scale 1.75 --groups key --inner dw "
+    "--start results/poker_squares_bounds/penalty_fitted_draw_{scoring}.npz "
     "--out results/poker_squares_bounds/penalty_fitted_{scoring}.npz",
 )
+FITTED_FORMAT = {
+    "american": {"scoring": "american", "draw_scale": "1.75", "key_deals": "1600"},
+    "english": {"scoring": "english", "draw_scale": "1.5", "key_deals": "400"},
+}
 _POINTS = {"american": (0, 2, 5, 10, 15, 20, 25, 50, 75, 100), "english": (0, 1, 3, 6, 12, 5, 10, 16, 30, 30)}
 _WHEEL = 0x100F  # rank bits of A, 2, 3, 4, 5 (bit = rank - 2)
 
@@ -73,9 +87,9 @@ _WHEEL = 0x100F  # rank bits of A, 2, 3, 4, 5 (bit = rank - 2)
 def load_penalty_values(scoring: str, kind: str = "learned") -> np.ndarray:
     """A frozen table of ``scoring`` (american or english): float64 (NUM_KEYS,), checksum verified.
 
-    ``kind``: ``"learned"``, the self-play table, or ``"fitted"``, the same table with multipliers fitted
-    to minimise the duality bound on tuning deals (``gamut.solvers.poker_squares.penalty_fit``; commands
-    and deals in ``FITTED_COMMANDS``, ``scale`` 1.75 American and 1.5 English in the second).
+    ``kind``: ``"learned"``, the self-play table, or ``"fitted"``, the same table fitted to minimise the
+    duality bound on tuning deals (``gamut.solvers.poker_squares.penalty_fit``; commands and deals in
+    ``FITTED_COMMANDS``).
     """
     if scoring not in SHA256:
         raise ValueError(f"the duality penalty has frozen tables for american and english, not {scoring!r}")
