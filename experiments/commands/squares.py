@@ -104,8 +104,8 @@ def register(subparsers) -> None:
                             "a gap (default: %(default)s)")
     bound.add_argument("--penalty", choices=("none", "learned", "fitted"), default="none",
                        help="also compute the information-relaxation (duality) bound with a penalty built from "
-                            "the learned values (learned) or from them with multipliers fitted to minimise the "
-                            "bound on tuning deals (fitted, the one poker_squares_bounds publishes); american or "
+                            "the learned values (learned) or from them fitted to minimise the bound on tuning "
+                            "deals (fitted, the one poker_squares_bounds publishes); american or "
                             "english only (default: %(default)s)")
     bound.add_argument("--scale", type=real(0),
                        help="penalty scale (default: the one tuned on separate deals: for learned "
