@@ -36,7 +36,7 @@ def write_report(experiments: list[str], profile: str, results_root: str | Path 
             f"{meta['description']}",
             "",
             f"Commit `{meta['git_commit']}`, toolkit {meta['toolkit_version']}, "
-            f"{meta['trials']} trials, {meta['wall_seconds']:.0f} s on {meta['backend']['name']}; "
+            f"{_run_time(meta)}, on {meta['backend']['name']}; "
             f"[metadata]({relative}/{METADATA}), [trials table]({relative}/trials.csv).",
             "",
         ]
@@ -48,3 +48,29 @@ def write_report(experiments: list[str], profile: str, results_root: str | Path 
     path = report_folder / "REPORT.md"
     path.write_text("\n".join(lines).rstrip() + "\n")
     return path
+
+
+def _run_time(meta: dict) -> str:
+    """The trials and their time, for a report line.
+
+    A resumed run's wall time covers only the invocation that finished it, so the trials' own seconds (summed
+    over every invocation) come first; metadata from before ``trials_resumed`` was recorded says neither count.
+
+    Examples
+    --------
+    >>> meta = {"trials": 200, "trials_resumed": 154, "trial_seconds_total": 40736.2, "wall_seconds": 4375.2}
+    >>> print(_run_time(meta))  # doctest: +NORMALIZE_WHITESPACE
+    200 trials (154 resumed from an interrupted run), 40736 trial-seconds in all,
+    4375 s of wall time in the last invocation
+    >>> _run_time({"trials": 4, "trials_resumed": 0, "trial_seconds_total": 75.0, "wall_seconds": 41.0})
+    '4 trials, 75 trial-seconds, 41 s of wall time'
+    """
+    resumed = meta.get("trials_resumed")
+    trials, spent, wall = meta["trials"], meta["trial_seconds_total"], meta["wall_seconds"]
+    if resumed:
+        return (f"{trials} trials ({resumed} resumed from an interrupted run), {spent:.0f} trial-seconds in all, "
+                f"{wall:.0f} s of wall time in the last invocation")
+    if resumed is None:
+        return (f"{trials} trials, {spent:.0f} trial-seconds, "
+                f"{wall:.0f} s of wall time in the invocation that finished them")
+    return f"{trials} trials, {spent:.0f} trial-seconds, {wall:.0f} s of wall time"

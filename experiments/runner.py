@@ -251,7 +251,7 @@ def run_experiment(
             (staging / REPORT_FRAGMENT).write_text(report.rstrip() + "\n")
             wall = time.perf_counter() - started
             write_json(staging / METADATA,
-                       _metadata(experiment, runner, records, wall, writer.written, commit, manifest))
+                       _metadata(experiment, runner, records, ran, wall, writer.written, commit, manifest))
             publish(staging, folder)
     finally:
         runner.close()
@@ -291,7 +291,7 @@ def _run_trials(experiment: Experiment, runner, specs: list[dict], staging: Path
     return records, len(tasks)
 
 
-def _metadata(experiment: Experiment, runner, records: dict[int, dict], wall: float, files: list[str],
+def _metadata(experiment: Experiment, runner, records: dict[int, dict], ran: int, wall: float, files: list[str],
               commit: str | None, manifest: dict) -> dict:
     params = experiment.config.params
     return {
@@ -312,9 +312,11 @@ def _metadata(experiment: Experiment, runner, records: dict[int, dict], wall: fl
             "trial_seeds": {str(t): records[t]["seed"] for t in sorted(records)},
         },
         "backend": runner.describe(),
+        # Of a resumed run: the wall time of the invocation that finished it, which ran `ran` of the trials.
         "wall_seconds": round(wall, 3),
         "trial_seconds_total": round(sum(r["seconds"] for r in records.values()), 3),
         "trials": len(records),
+        "trials_resumed": len(records) - ran,
         "files": sorted(set(files)),
         "machine": provenance.machine(),
         "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -157,9 +157,21 @@ def test_resume_after_a_summary_only_change_keeps_the_trials_and_redoes_the_summ
 
 def test_resume_of_a_finished_run_recomputes_nothing(tmp_path):
     config = write_config(tmp_path)
-    run_toy(tmp_path, config, workers=1)
+    first = run_toy(tmp_path, config, workers=1)
+    assert json.loads((first.folder / "metadata.json").read_text())["trials_resumed"] == 0
     again = run_toy(tmp_path, config, workers=1, resume=True)
     assert again.trials_resumed == 6 and again.trials_run == 0
+    # The metadata says the trials were resumed, so a report does not pass the last wall time off as the run's.
+    assert json.loads((again.folder / "metadata.json").read_text())["trials_resumed"] == 6
+
+
+def test_the_report_line_of_a_resumed_run_says_so():
+    import doctest
+
+    from gamut.experiments import report
+
+    result = doctest.testmod(report)
+    assert result.attempted == 3 and result.failed == 0
 
 
 @pytest.mark.parametrize(
