@@ -312,7 +312,8 @@ def _metadata(experiment: Experiment, runner, records: dict[int, dict], ran: int
             "trial_seeds": {str(t): records[t]["seed"] for t in sorted(records)},
         },
         "backend": runner.describe(),
-        # Of a resumed run: the wall time of the invocation that finished it, which ran `ran` of the trials.
+        # A resumed run's wall time is that of the invocation that finished it; `trials_resumed` says how many
+        # of its trials earlier invocations ran.
         "wall_seconds": round(wall, 3),
         "trial_seconds_total": round(sum(r["seconds"] for r in records.values()), 3),
         "trials": len(records),
