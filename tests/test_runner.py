@@ -128,6 +128,8 @@ def test_killed_run_resumes_without_losing_or_repeating_trials(tmp_path):
     started_after = [int(x) for x in log.read_text().splitlines()[starts_before:]]
     assert not finished_before & set(started_after), "a finished trial ran again"
     assert finished_before | set(started_after) == set(range(12))
+    metadata = json.loads((out / "toy_sums" / "metadata.json").read_text())
+    assert metadata["trials_resumed"] == len(finished_before)
 
     fresh = run_toy(tmp_path / "fresh", write_config(tmp_path / "fresh", trials=12, sleep=0.0, log=str(log)), workers=1)
     resumed_table = pd.read_parquet(out / "toy_sums" / "trials.parquet")
