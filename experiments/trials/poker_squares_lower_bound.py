@@ -170,7 +170,7 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
     writer.table("score_vs_budget", curve)
     writer.table("paired_differences", paired)
     writer.table("lower_bound", bound)
-    writer.figure("score_vs_budget", curve_figure(curve, params))
+    writer.figure("score_vs_budget", curve_figure(curve, params, paired))
     return "\n".join([
         f"`{params['agent']}` on the deals of `gamut squares eval --seed {params['deal_seed']}` (the deals of "
         "`poker_squares_bounds`), its budget a rollout count per cell and move (`simulations`) with exact play "
@@ -185,29 +185,51 @@ def summarize(table: pd.DataFrame, params: dict, writer) -> str:
 
 def plot(table: pd.DataFrame, params: dict, writer) -> None:
     """Draw the figure from the trials table alone."""
-    writer.figure("score_vs_budget", curve_figure(curve_table(table), params))
+    writer.figure("score_vs_budget", curve_figure(curve_table(table), params, paired_table(table)))
 
 
-def curve_figure(curve: pd.DataFrame, params: dict):
-    """One panel per scoring: mean score (95% CI) against the budget in idle-core seconds, the target dashed."""
+def curve_figure(curve: pd.DataFrame, params: dict, paired: pd.DataFrame | None = None):
+    """Mean score (95% CI) against the budget in idle-core seconds, the target dashed; one column per scoring.
+
+    The runs may differ in their deals (the contest budget plays more), so
+    with ``paired`` (:func:`paired_table`) a second row of panels shows each
+    budget minus the largest on the deals both played, the comparison the
+    means above cannot make.
+    """
     import matplotlib.pyplot as plt
 
     scorings = list(dict.fromkeys(curve["scoring"]))
-    fig, axes = plt.subplots(1, len(scorings), figsize=(6 * len(scorings), 4), squeeze=False)
+    rows = 1 if paired is None or not len(paired) else 2
+    fig, axes = plt.subplots(rows, len(scorings), figsize=(6 * len(scorings), 4 * rows), squeeze=False)
     targets = dict(zip(params["scorings"], params["targets"]))
     for ax, scoring in zip(axes[0], scorings):
         g = curve[curve["scoring"] == scoring]
         ax.errorbar(g["seconds"], g["mean"], yerr=[g["mean"] - g["ci95_low"], g["ci95_high"] - g["mean"]],
                     fmt="o-", capsize=4)
         for _, row in g.iterrows():
-            ax.annotate(f"n={row['n']:,}", (row["seconds"], row["ci95_low"]), textcoords="offset points",
-                        xytext=(0, -12), ha="center", fontsize=8)
+            ax.annotate(f"n={row['n']:,}", (row["seconds"], row["ci95_high"]), textcoords="offset points",
+                        xytext=(0, 4), ha="center", fontsize=8)
         if scoring in targets:
             ax.axhline(float(targets[scoring]), ls="--", color="grey", label=f"target {targets[scoring]}")
             ax.legend(loc="lower right")
         ax.set_xscale("log")
+        ax.margins(y=0.1)  # room for the n labels above the intervals
         ax.set(title=f"{scoring} scoring", xlabel="budget: CPU seconds per game on an idle core (log)",
                ylabel="mean score (95% CI)")
+        ax.grid(True, alpha=0.3)
+    for ax, scoring in zip(axes[1] if rows == 2 else (), scorings):
+        d = paired[paired["scoring"] == scoring]
+        top = float(d["minus_seconds"].iloc[0])
+        ax.errorbar(d["seconds"], d["difference"], fmt="o", capsize=4, color="tab:purple",
+                    yerr=[d["difference"] - d["ci95_low"], d["ci95_high"] - d["difference"]])
+        for _, row in d.iterrows():
+            ax.annotate(f"n={row['n']:,}", (row["seconds"], row["ci95_high"]), textcoords="offset points",
+                        xytext=(0, 4), ha="center", fontsize=8)
+        ax.axhline(0.0, color="grey", lw=1)
+        ax.set_xscale("log")
+        ax.margins(y=0.1)
+        ax.set(title=f"{scoring}: each budget minus {top:g} s, paired on the same deals",
+               xlabel="budget: CPU seconds per game on an idle core (log)", ylabel="score difference (95% CI)")
         ax.grid(True, alpha=0.3)
     fig.suptitle(f"{params['agent']} on the bound deals: score against budget")
     fig.tight_layout()
