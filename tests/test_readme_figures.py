@@ -56,6 +56,8 @@ NN_PAGE, NN_CONTROL = "nn_ismcts/README.md", {"`nn_ismcts` (the same prior, a ke
 ENDGAME = "poker_squares_endgame/summary.csv"
 BOUNDS_LOG = "poker_squares_bounds/README.md"
 UPPER_BOUND = "poker_squares_upper_bound/upper_bound.csv"
+LOWER_BOUND = "poker_squares_lower_bound/lower_bound.csv"
+LOWER_PAIRED = "poker_squares_lower_bound/paired_differences.csv"
 BNP_GAIN_ROW = "this run minus the second-stage run, same deals, paired"
 BNP_GAIN_US = {"quantity, all 1000 American deals, shipped (third-stage) penalty, 120 nodes a deal": BNP_GAIN_ROW}
 BNP_GAIN_UK = {"quantity, all 1000 English deals, shipped (third-stage) penalty, 40 nodes a deal": BNP_GAIN_ROW}
@@ -111,8 +113,8 @@ CLAIMS = [
           ("american", FITTED_US, (("171.0", "mean"), ("169.6", "ci95_low"), ("172.4", "ci95_high"))),
           ("english", FITTED_UK, (("74.6", "mean"), ("74.2", "ci95_low"), ("75.0", "ci95_high"))),
           ("american", DW_GAIN, (("11.23", "mean", -1),)), ("english", DW_GAIN, (("8.48", "mean", -1),)),
-          ("american", GAP_SHARE, (("61", "mean", 100),)), ("english", GAP_SHARE, (("62", "mean", 100),)),
-          ("american", BEST_AGENT, (("125.7", "mean"),)), ("english", BEST_AGENT, (("54.7", "mean"),)))
+          ("american", GAP_SHARE, (("61", "mean", 100),)), ("english", GAP_SHARE, (("61", "mean", 100),)),
+          ("american", BEST_AGENT, (("126.2", "mean"),)), ("english", BEST_AGENT, (("54.3", "mean"),)))
       for quoted, column, *rest in figures for scale in (rest[0] if rest else 1,)],
     *claims("Poker Squares, upper bounds", BOUNDS_LOG, BNP_GAIN_US, [("1.49", "mean", -1)]),
     *claims("Poker Squares, upper bounds", BOUNDS_LOG, BNP_GAIN_UK, [("0.38", "mean", -1)]),
@@ -122,6 +124,14 @@ CLAIMS = [
     *claims("Poker Squares, upper bounds", UPPER_BOUND, {"scoring": "english"}, [("73.53", "upper"),
             ("73.12", "upper_ci95_low"), ("73.93", "upper_ci95_high"), ("1.08", "root_minus_upper"),
             ("73.5", "upper")]),
+    *claims("Poker Squares, lower bound", LOWER_BOUND, {"scoring": "american"}, [("126.19", "mean"),
+            ("124.11", "ci95_low"), ("128.27", "ci95_high"), ("1,000", "n")]),
+    *claims("Poker Squares, lower bound", LOWER_BOUND, {"scoring": "english"}, [("54.30", "mean"),
+            ("53.63", "ci95_low"), ("54.97", "ci95_high")]),
+    *claims("Poker Squares, lower bound", LOWER_PAIRED, {"scoring": "american", "seconds": 1.0}, [
+            ("1.10", "difference"), ("2.90", "ci95_low", -1), ("5.10", "ci95_high"), ("100", "n")]),
+    *claims("Poker Squares, lower bound", LOWER_PAIRED, {"scoring": "english", "seconds": 1.0}, [
+            ("0.60", "difference", -1), ("1.48", "ci95_low", -1), ("0.28", "ci95_high")]),
     ("Random play speed", "271", "benchmarks/poke.jsonl", {}, "ratio", 1),
     ("Random play speed", "492", "benchmarks/poker_squares.jsonl", {}, "ratio", 1),
     ("Random play speed", "247", "benchmarks/palace_poker.jsonl", {"game": PALACE_BENCH_GAME}, "ratio", 1),
@@ -233,6 +243,7 @@ NOT_MEASURED = [
     ("Poke: best-response draw/double", "2", "'2 M iterations' is the equilibrium's configured budget"),
     ("Poker Squares, upper bounds", "120", "'120 nodes a deal' is the branch-and-price run's node limit"),
     ("Poker Squares, upper bounds", "40", "'40 nodes' names the American run paired against and the English node limit"),
+    ("Poker Squares, upper bounds", "30", "'30 s a game' names the budget of the bracket's lower end"),
 ]
 
 
