@@ -35,13 +35,18 @@ def test_trials_play_the_bound_deals_on_a_count_and_repeat_with_the_seed():
     assert [r["score"] for r in first] == [r["score"] for r in again]
 
 
-def test_summary_pairs_each_run_with_the_largest_on_common_deals_and_names_the_bound():
+def _two_runs() -> pd.DataFrame:
+    """A 1 s run on 4 deals and a 5 s run on 8, the longer 2 points higher on the deals both played."""
     rows = []
     for seconds, sims, deals, shift in ((1.0, 10, 4, 0), (5.0, 50, 8, 2)):
         for deal in range(deals):
             rows.append({"scoring": "american", "seconds": seconds, "simulations": sims, "endgame": 5, "deal": deal,
                          "score": 100 + deal + shift + (deal % 2), "cpu_seconds": seconds, "wall_seconds": seconds})
-    table = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def test_summary_pairs_each_run_with_the_largest_on_common_deals_and_names_the_bound():
+    table = _two_runs()
     curve = T.curve_table(table)
     assert curve["n"].tolist() == [4, 8]
     paired = T.paired_table(table)
@@ -50,3 +55,21 @@ def test_summary_pairs_each_run_with_the_largest_on_common_deals_and_names_the_b
     row = bound.iloc[0]
     assert row["seconds"] == 5.0 and row["n"] == 8 and row["mean"] == pytest.approx(106.0)
     assert row["met"] and not row["met_at_95"]
+
+
+def test_figure_draws_the_paired_differences_under_the_means():
+    import matplotlib.pyplot as plt
+
+    table = _two_runs()
+    params = {"scorings": ["american"], "targets": [105.0], "agent": "mc_cross"}
+    fig = T.curve_figure(T.curve_table(table), params, T.paired_table(table))
+    means, paired = fig.axes
+    xs, ys = means.containers[0].lines[0].get_data()
+    assert list(xs) == [1.0, 5.0] and list(ys) == pytest.approx([102.0, 106.0])
+    xs, ys = paired.containers[0].lines[0].get_data()
+    assert list(xs) == [1.0] and list(ys) == [-2.0]
+    assert "minus 5 s" in paired.get_title()
+    plt.close(fig)
+    alone = T.curve_figure(T.curve_table(table), params)
+    assert len(alone.axes) == 1
+    plt.close(alone)

@@ -16,6 +16,7 @@ RESULTS = Path(__file__).resolve().parent.parent / "results"
 @pytest.mark.parametrize("name, figures", [
     ("palace_tournament", ["standings"]),
     ("poker_squares_bounds", ["bounds"]),
+    ("poker_squares_lower_bound", ["score_vs_budget"]),
 ])
 def test_replot_draws_from_the_published_trials_without_touching_the_tables(tmp_path, name, figures):
     shutil.copytree(RESULTS / name, tmp_path / name)
