@@ -37,6 +37,10 @@ def test_eval_pairs_two_agents_on_the_same_deals_and_refuses_other_deals(capsys,
     saved = tmp_path / "random.json"
     base = ["squares", "eval", "--deals", "8", "--seed", "5", "--json"]
     assert main(base + ["--agent", "random", "--save-scores", str(saved)]) == 0
+    record = json.loads(saved.read_text())
+    assert record["agent_seed"] == 1 and record["deals"] == 8
+    assert record["provenance"]["command"].startswith("gamut squares eval") and record["provenance"]["git_commit"]
+    assert record["mean"] == pytest.approx(np.mean(record["scores"]))
     assert json.loads(saved.read_text())["scores"] == [int(s) for s in evaluate(
         pyspiel.load_game("poker_squares"), make_bot(pyspiel.load_game("poker_squares"), "random", 0, 1),
         deals(5, 8))["scores"]]

@@ -258,11 +258,15 @@ def run_eval(args) -> int:
         out.update({"paired_with": other["agent"], "paired_diff": diff.value, "paired_ci95_low": diff.ci95_low,
                     "paired_ci95_high": diff.ci95_high})
     if args.save_scores:
+        from gamut.experiments.provenance import command_record
         from gamut.solvers.atomic_file import write_atomically
 
+        # The agent's seed and the provenance make the file a result of its own, reproducible by its command.
         write_atomically(args.save_scores, (json.dumps({
             "agent": args.agent, "options": options, "scoring": args.scoring, "seed": args.seed,
-            "deals": args.deals, "scores": [int(s) for s in result["scores"]]}) + "\n").encode())
+            "agent_seed": args.agent_seed, "deals": args.deals, "scores": [int(s) for s in result["scores"]],
+            "mean": out["mean"], "ci95_low": out["ci95_low"], "ci95_high": out["ci95_high"],
+            "provenance": command_record(args.argv)}) + "\n").encode())
     emit_result(out, args.json)
     return 0
 
