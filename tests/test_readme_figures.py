@@ -57,7 +57,8 @@ ENDGAME = "poker_squares_endgame/summary.csv"
 BOUNDS_LOG = "poker_squares_bounds/README.md"
 UPPER_BOUND = "poker_squares_upper_bound/upper_bound.csv"
 LOWER_BOUND = "poker_squares_lower_bound/lower_bound.csv"
-LOWER_PAIRED = "poker_squares_lower_bound/paired_differences.csv"
+ROLLOUTS_343 = "poker_squares/mc_cross_343_rollouts_%s.json"
+ROLLOUTS_343_RUN = "343 rollouts (1 s), all 1000 deals"  # the paired check in the bounds research log
 BNP_GAIN_ROW = "this run minus the second-stage run, same deals, paired"
 BNP_GAIN_US = {"quantity, all 1000 American deals, shipped (third-stage) penalty, 120 nodes a deal": BNP_GAIN_ROW}
 BNP_GAIN_UK = {"quantity, all 1000 English deals, shipped (third-stage) penalty, 40 nodes a deal": BNP_GAIN_ROW}
@@ -128,10 +129,16 @@ CLAIMS = [
             ("124.11", "ci95_low"), ("128.27", "ci95_high"), ("1,000", "n")]),
     *claims("Poker Squares, lower bound", LOWER_BOUND, {"scoring": "english"}, [("54.30", "mean"),
             ("53.63", "ci95_low"), ("54.97", "ci95_high")]),
-    *claims("Poker Squares, lower bound", LOWER_PAIRED, {"scoring": "american", "seconds": 1.0}, [
-            ("1.10", "difference"), ("2.90", "ci95_low", -1), ("5.10", "ci95_high"), ("100", "n")]),
-    *claims("Poker Squares, lower bound", LOWER_PAIRED, {"scoring": "english", "seconds": 1.0}, [
-            ("0.60", "difference", -1), ("1.48", "ci95_low", -1), ("0.28", "ci95_high")]),
+    *claims("Poker Squares, lower bound", ROLLOUTS_343 % "american", {}, [("126.43", "mean"),
+            ("124.38", "ci95_low"), ("128.48", "ci95_high")]),
+    *claims("Poker Squares, lower bound", ROLLOUTS_343 % "english", {}, [("54.42", "mean"),
+            ("53.73", "ci95_low"), ("55.10", "ci95_high")]),
+    *claims("Poker Squares, lower bound", BOUNDS_LOG, {"scoring": "American", "run": ROLLOUTS_343_RUN}, [
+            ("0.24", "minus the 30 s run, paired"), ("0.94", "95% CI of the difference low", -1),
+            ("1.42", "95% CI of the difference high")]),
+    *claims("Poker Squares, lower bound", BOUNDS_LOG, {"scoring": "English", "run": ROLLOUTS_343_RUN}, [
+            ("0.12", "minus the 30 s run, paired"), ("0.17", "95% CI of the difference low", -1),
+            ("0.41", "95% CI of the difference high")]),
     ("Random play speed", "271", "benchmarks/poke.jsonl", {}, "ratio", 1),
     ("Random play speed", "492", "benchmarks/poker_squares.jsonl", {}, "ratio", 1),
     ("Random play speed", "247", "benchmarks/palace_poker.jsonl", {"game": PALACE_BENCH_GAME}, "ratio", 1),
