@@ -19,21 +19,29 @@ def dealt_state(deal, placed_cells):
     return st
 
 
-def reference_features(grid, seen):
-    """The cross-line features of ``gamut.solvers.poker_squares.crossline``, counted plainly from their definition.
+# The cells of the ten lines: rows 0..4, then columns 0..4.
+LINES = [[5 * r + c for c in range(5)] for r in range(5)] + [[5 * r + c for r in range(5)] for c in range(5)]
 
-    ``grid``: 25 card ids or -1 (cell id = 5 * row + column); ``seen``: the seen card ids. Returns float (295,).
+
+def reference_lines(grid, seen):
+    """Each line's cross-line facts counted plainly: a list of ten dicts (rows 0..4, then columns 0..4).
+
+    Keys: ``cls`` (the class, -1 when full), ``suit`` (the suit it draws a flush to, else -1), ``held`` (the
+    ranks of a line with a pair or better, else empty), ``ranks`` (its cards' ranks), ``windows`` (the live
+    five-rank windows holding its ranks, unpaired lines only), ``empty`` (its empty cells). ``grid``: 25 card
+    ids or -1 (cell id = 5 * row + column); ``seen``: the seen card ids.
     """
     seen_ranks = [sum(1 for c in seen if c >> 2 == r) for r in range(13)]
     seen_suits = [sum(1 for c in seen if c & 3 == s) for s in range(4)]
     windows = [{12, 0, 1, 2, 3}] + [set(range(low, low + 5)) for low in range(9)]
-    lines = [[5 * r + c for c in range(5)] for r in range(5)] + [[5 * r + c for r in range(5)] for c in range(5)]
-    kind, suit_of, held = [], [], []
-    for cells in lines:
+    out = []
+    for cells in LINES:
         cards = [grid[c] for c in cells if grid[c] >= 0]
         ranks = [c >> 2 for c in cards]
         counts = sorted((ranks.count(r) for r in set(ranks)), reverse=True)
-        flush_suit, held_ranks = -1, set()
+        flush_suit, held_ranks, live = -1, set(), 0
+        if cards and counts[0] == 1:
+            live = sum(1 for w in windows if set(ranks) <= w and all(seen_ranks[r] < 4 for r in w - set(ranks)))
         if len(cards) == 5:
             cls = -1
         elif len(cards) <= 1:
@@ -47,12 +55,25 @@ def reference_features(grid, seen):
         else:
             suits = {c & 3 for c in cards}
             flush = len(suits) == 1 and 13 - seen_suits[min(suits)] >= 5 - len(cards)
-            straight = any(set(ranks) <= w and all(seen_ranks[r] < 4 for r in w - set(ranks)) for w in windows)
             flush_suit = min(suits) if flush else -1
-            cls = 11 if flush and straight else 3 + len(cards) if flush else 6 + len(cards) if straight else len(cards)
-        kind.append(cls)
-        suit_of.append(flush_suit)
-        held.append(held_ranks)
+            cls = 11 if flush and live else 3 + len(cards) if flush else 6 + len(cards) if live else len(cards)
+        out.append({"cls": cls, "suit": flush_suit, "held": held_ranks, "ranks": set(ranks), "windows": live,
+                    "empty": 5 - len(cards)})
+    return out
+
+
+def reference_features(grid, seen):
+    """The cross-line features of ``gamut.solvers.poker_squares.crossline``, counted plainly from their definition.
+
+    ``grid``: 25 card ids or -1 (cell id = 5 * row + column); ``seen``: the seen card ids. Returns float (295,).
+    """
+    seen_ranks = [sum(1 for c in seen if c >> 2 == r) for r in range(13)]
+    seen_suits = [sum(1 for c in seen if c & 3 == s) for s in range(4)]
+    facts = reference_lines(grid, seen)
+    kind = [f["cls"] for f in facts]
+    suit_of = [f["suit"] for f in facts]
+    held = [f["held"] for f in facts]
+    lines = LINES
     phi = np.zeros(295)
     for cell in range(25):
         if grid[cell] < 0:
