@@ -12,15 +12,15 @@ of highest value. Deal ``d`` is
 deal ``d`` of ``gamut squares eval --seed SEED`` and its rollouts are seeded
 ``agent_seed + d``, so a run may be split over processes (``--workers``) or
 interrupted and resumed (``--out`` is a JSON-lines file, one deal a line)
-without changing a score. ``summary`` writes each run's mean and, paired deal
-by deal, its difference from its reference (a ``--save-scores`` file of
+without changing a score. ``summary`` writes, one JSON line per ``--pair``, a run's mean and, paired
+deal by deal, its difference from its reference (a ``--save-scores`` file of
 ``gamut squares eval`` or another run's lines), with 95% intervals and the
 provenance.
 
     python -m gamut.experiments.studies.poker_squares_tuples train --scoring american
     python -m gamut.experiments.studies.poker_squares_tuples play --scoring american --deals 1000 \\
         --workers 2 --out results/poker_squares_tuples/mc_tuples_american.jsonl
-    python -m gamut.experiments.studies.poker_squares_tuples summary --out results/poker_squares_tuples/summary.json \\
+    python -m gamut.experiments.studies.poker_squares_tuples summary --out results/poker_squares_tuples/summary.jsonl \\
         --pair results/poker_squares_tuples/mc_tuples_american.jsonl \\
                results/poker_squares/mc_cross_343_rollouts_american.json
 """
@@ -205,10 +205,10 @@ def summary(args) -> dict:
                      "reference": reference_file, "reference_mean": ref.value,
                      "reference_ci95": [ref.ci95_low, ref.ci95_high], "paired_n": diff.n,
                      "minus_reference": diff.value, "minus_reference_ci95": [diff.ci95_low, diff.ci95_high]})
-    result = {"pairs": rows, "provenance": command_record([STUDY, *args.argv])}
+    provenance = command_record([STUDY, *args.argv])
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    return result
+    Path(args.out).write_text("".join(json.dumps({**row, "provenance": provenance}) + "\n" for row in rows))
+    return {"out": args.out, "pairs": rows}
 
 
 def main(argv: list[str] | None = None) -> int:
