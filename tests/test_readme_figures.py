@@ -62,6 +62,8 @@ ROLLOUTS_343_RUN = "343 rollouts (1 s), all 1000 deals"  # the paired check in t
 BNP_GAIN_ROW = "this run minus the second-stage run, same deals, paired"
 BNP_GAIN_US = {"quantity, all 1000 American deals, shipped (third-stage) penalty, 120 nodes a deal": BNP_GAIN_ROW}
 BNP_GAIN_UK = {"quantity, all 1000 English deals, shipped (third-stage) penalty, 40 nodes a deal": BNP_GAIN_ROW}
+TUPLES = "poker_squares_tuples/summary.jsonl"
+TUPLES_RUN = "results/poker_squares_tuples/%s.jsonl"
 MC_CROSS_REGRET = {"scoring": "american", "quantity": "regret", "of": "mc_cross (in its game)"}
 CLAIRVOYANT_SLACK = {"scoring": "american", "quantity": "slack", "of": "clairvoyant bound"}
 
@@ -133,6 +135,17 @@ CLAIMS = [
             ("124.38", "ci95_low"), ("128.48", "ci95_high")]),
     *claims("Poker Squares, lower bound", ROLLOUTS_343 % "english", {}, [("54.42", "mean"),
             ("53.73", "ci95_low"), ("55.10", "ci95_high")]),
+    *claims("Poker Squares, an n-tuple", TUPLES, {"run": TUPLES_RUN % "greedy_tuples_american"}, [
+            ("2.12", "minus_reference"), ("0.79", "minus_reference_ci95.0"), ("3.45", "minus_reference_ci95.1")]),
+    *claims("Poker Squares, an n-tuple", TUPLES, {"run": TUPLES_RUN % "mc_tuples_american"}, [
+            ("1.10", "minus_reference", -1), ("2.46", "minus_reference_ci95.0", -1),
+            ("0.26", "minus_reference_ci95.1")]),
+    *claims("Poker Squares, an n-tuple", TUPLES, {"run": TUPLES_RUN % "mc_tuples_english"}, [
+            ("0.12", "minus_reference", -1), ("0.64", "minus_reference_ci95.0", -1),
+            ("0.40", "minus_reference_ci95.1")]),
+    *claims("Poker Squares, an n-tuple", TUPLES, {"run": TUPLES_RUN % "two_ply_none_american"}, [
+            ("126.13", "mean"), ("124.09", "ci95.0"), ("128.17", "ci95.1")]),
+    *claims("Poker Squares, an n-tuple", LOWER_BOUND, {"scoring": "american"}, [("126.19", "mean")]),
     *claims("Poker Squares, lower bound", BOUNDS_LOG, {"scoring": "American", "run": ROLLOUTS_343_RUN}, [
             ("0.24", "minus the 30 s run, paired"), ("0.94", "95% CI of the difference low", -1),
             ("1.42", "95% CI of the difference high")]),
