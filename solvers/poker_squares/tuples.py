@@ -43,7 +43,8 @@ Training (``train``): games played greedily on the value above (ties to the
 lowest cell), every afterstate's active entries moved by ``alpha * (next
 value - value) / active`` with the next afterstate's value, or the final
 score after the last card (the step is normalised by the number of active
-entries, so ``alpha`` is the share of the error removed). A schedule of
+entries, so ``alpha`` is about the share of the error removed; an entry
+active for two cells of a grid moves twice). A schedule of
 ``(alpha, games)`` stages runs in chunks (``CHUNK`` = 100,000 games by
 default), chunk ``i`` seeded ``stream_seed(seed, i)``, with a checkpoint after each: an interrupted run
 resumes at its last chunk and ends with the weights of an uninterrupted one.
