@@ -220,6 +220,8 @@ def test_bad_flags_are_refused_before_anything_is_written(tmp_path, capsys):
     assert code == 2 and not out.exists() and "--endgame" in capsys.readouterr().err
     code, out = _play(tmp_path, "bad", "--scoring", "dutch")
     assert code == 2 and not out.exists() and "--scoring" in capsys.readouterr().err
+    code, out = _play(tmp_path / "new", "bad", "--tuples", str(tmp_path / "absent.npz"))
+    assert code == 2 and not (tmp_path / "new").exists() and "no n-tuple residual" in capsys.readouterr().err
 
 
 def test_the_committed_residuals_load_over_the_committed_table_and_correction():

@@ -8,13 +8,13 @@ sampled card orders, the grid valued at the cut, the last ``endgame`` cells
 played exactly) with the residual in the ranking, the rollouts and the cut,
 or without it (``--tuples none``: the corrected value alone); ``--search
 two_ply`` plays two-ply expectimax on the value instead, ``greedy`` the cell
-of highest value. Deal ``d`` is
-deal ``d`` of ``gamut squares eval --seed SEED`` and its rollouts are seeded
-``agent_seed + d``, so a run may be split over processes (``--workers``) or
-interrupted and resumed (``--out`` is a JSON-lines file, one deal a line)
-without changing a score. ``summary`` writes, one JSON line per ``--pair``, a run's mean and, paired
-deal by deal, its difference from its reference (a ``--save-scores`` file of
-``gamut squares eval`` or another run's lines), with 95% intervals and the
+of highest value. Deal ``d`` is deal ``d`` of ``gamut squares eval --seed
+SEED`` and its rollouts are seeded ``agent_seed + d``, so a run may be split
+over processes (``--workers``) or interrupted and resumed (``--out`` is a
+JSON-lines file, one deal a line) without changing a score. ``summary``
+writes, one JSON line per ``--pair``, a run's mean and, paired deal by deal,
+its difference from its reference (a ``--save-scores`` file of ``gamut
+squares eval`` or another run's lines), with 95% intervals and the
 provenance.
 
     python -m gamut.experiments.studies.poker_squares_tuples train --scoring american
@@ -154,10 +154,10 @@ def play(args) -> dict:
         if {k: recorded.get(k) for k in meta} != meta:
             raise ValueError(f"{out} was played with other settings ({meta_path}); remove both files or pass the "
                              "same settings to resume")
+    _load_search(args.scoring, args.tuples, opts)  # before any file is touched: a missing or stale file stops here
     out.parent.mkdir(parents=True, exist_ok=True)
     done = _done_deals(out)
     the_deals = deals(args.seed, args.deals)
-    _load_search(args.scoring, args.tuples, opts)  # here first, so that a missing or stale file stops the run
     jobs = [(d, the_deals[d]) for d in range(args.deals) if d not in done]
     meta_path.write_text(json.dumps({**meta, "provenance": command_record([STUDY, *args.argv])}, indent=1) + "\n")
     with out.open("a") as handle:
