@@ -68,8 +68,7 @@ import numpy as np
 from gamut.envs.cards import NUM_CARDS
 from gamut.envs.rng import rng_state, shuffle
 from gamut.envs.poker_squares import kernels as K
-from gamut.solvers.poker_squares.crossline import (NUM_FEATURES, _cell_terms, _competition, class_from_masks,
-                                                   corrected_value)
+from gamut.solvers.poker_squares.crossline import NUM_FEATURES, class_from_masks, corrected_value, features
 from gamut.solvers.poker_squares.learned import (card_seen_word, dead_ranks, line_masks, line_windows, seen_word,
                                                  unseen_of_rank, unseen_of_suit, value_from_masks)
 from gamut.solvers.poker_squares.training import (RESULTS_DIR, file_sha256, load_npz, save_npz, stream_seed,
@@ -193,9 +192,9 @@ def best_placement(state, card, cfg, table, values, weights, tuples, idx, best_i
     """(best value, its lowest cell, its number of active entries) of putting ``card`` on player 0's grid.
 
     ``best_idx`` receives the best cell's active entries; ``state`` is
-    restored. As ``crossline``'s best cell: the lines of the grid without the
-    card (``card`` seen) are scanned once, and each cell rescans its row and
-    column and moves the terms of the empty cells in them.
+    restored. The lines of the grid without the card (``card`` seen) are
+    scanned once and each cell rescans its row and column; the correction's
+    features are counted afresh (``crossline.features``) for each cell.
     """
     base = K.S_GRID
     after = state[K.S_NUM_PLACED] + 1
@@ -206,7 +205,6 @@ def best_placement(state, card, cfg, table, values, weights, tuples, idx, best_i
     desc = np.empty(K.NUM_LINES, np.int64)
     held = np.empty(K.NUM_LINES, np.int64)
     total = 0.0
-    shared = np.zeros(NUM_FEATURES, np.float64)
     dead = dead_ranks(seen)
     for line in range(K.NUM_LINES):
         masks = line_masks(state, 0, line)
@@ -216,9 +214,6 @@ def best_placement(state, card, cfg, table, values, weights, tuples, idx, best_i
         class_from_masks(masks, windows, seen, info[line])
         desc[line] = line_desc(info[line], windows, seen)
         held[line] = masks[3]
-    for cell in range(K.NUM_CELLS):
-        if state[base + cell] < 0:
-            _cell_terms(info, K.CELL_LINES[cell, 0], K.CELL_LINES[cell, 1], shared, 1.0)
     moved, moved_desc, moved_held = info.copy(), desc.copy(), held.copy()
     phi = np.empty(NUM_FEATURES, np.float64)
     best, best_cell, best_n = -np.inf, -1, 0
@@ -236,19 +231,8 @@ def best_placement(state, card, cfg, table, values, weights, tuples, idx, best_i
         if inner:
             class_from_masks(row_masks, row_windows, seen, moved[row])
             class_from_masks(col_masks, col_windows, seen, moved[col])
-            phi[:] = shared
-            _cell_terms(info, row, col, phi, -1.0)
-            for i in range(K.GRID_SIZE):
-                other = K.LINES[row, i]  # the row's other empty cells: new row class, same column
-                if other != cell and state[base + other] < 0:
-                    _cell_terms(info, row, K.CELL_LINES[other, 1], phi, -1.0)
-                    _cell_terms(moved, row, K.CELL_LINES[other, 1], phi, 1.0)
-                other = K.LINES[col, i]  # the column's: same row, new column class
-                if other != cell and state[base + other] < 0:
-                    _cell_terms(info, K.CELL_LINES[other, 0], col, phi, -1.0)
-                    _cell_terms(moved, K.CELL_LINES[other, 0], col, phi, 1.0)
-            _competition(moved, seen, phi)
             if weights.shape[0] > 0:
+                features(state, 0, seen, phi)  # counts, so equal to crossline's incremental update bit for bit
                 value += np.dot(weights[after], phi)
             moved_desc[row] = line_desc(moved[row], row_windows, seen)
             moved_desc[col] = line_desc(moved[col], col_windows, seen)
