@@ -443,14 +443,20 @@ def staleness(meta: dict, params: dict, version: int, code_now: dict[str, str]) 
     return reasons
 
 
-def command_record(argv: list[str]) -> dict:
+def command_record(argv: list[str], program: str = "gamut") -> dict:
     """Provenance of a result a command wrote itself (outside ``gamut run``): versions, commit, machine, command.
 
-    ``argv`` is the command's words after ``gamut`` (``args.argv`` of :func:`gamut.experiments.cli.main`).
+    ``argv`` is the command's words after ``program``: ``args.argv`` of
+    :func:`gamut.experiments.cli.main` after ``gamut`` (the default), or a
+    study's flags after ``program="python -m gamut.experiments.studies.NAME"``,
+    so that the recorded command runs as written:
+
+    >>> command_record(["play", "--deals", "10"], program="python -m gamut.experiments.studies.x")["command"]
+    'python -m gamut.experiments.studies.x play --deals 10'
     """
     import shlex
     import time
 
     return {"toolkit_version": toolkit_version(), "game_versions": game_versions(), "git_commit": git_commit(),
-            "command": shlex.join(["gamut", *argv]), "machine": machine(),
+            "command": shlex.join([*program.split(), *argv]), "machine": machine(),
             "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

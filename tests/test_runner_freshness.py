@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -265,3 +266,19 @@ def test_gamut_list_finds_runs_made_with_another_config_in_another_folder(tmp_pa
     assert "    no results yet in its own folder" in text_out
     assert f"    full, another config: {custom}: fresh against its {custom / 'config.toml'}" in text_out
     assert f"    full, another config: {recorded}: fresh against the config it records" in text_out
+
+
+def test_a_recorded_command_runs_as_written_for_gamut_and_for_a_study():
+    import doctest
+
+    runner = doctest.DocTestRunner()
+    for test in doctest.DocTestFinder().find(provenance.command_record, globs=vars(provenance)):
+        runner.run(test)
+    assert tuple(runner.summarize(verbose=False)) == (0, 1)
+    assert provenance.command_record(["squares", "eval", "--agent", "a b"])["command"] == \
+        "gamut squares eval --agent 'a b'"
+    # Every command a committed result records starts with a program a shell runs.
+    recorded = [command for path in (REPO / "results").rglob("*.json*") if path.suffix in {".json", ".jsonl"}
+                for command in re.findall(r'"command": "([^"]*)"', path.read_text())]
+    wrong = sorted({c for c in recorded if not c.startswith(("gamut ", "python -m gamut."))})
+    assert recorded and not wrong, wrong[:3]

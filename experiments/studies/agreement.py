@@ -61,7 +61,7 @@ def write_report(out: Path, module: str, argv: list[str], measured: dict, shown:
     """
     from gamut.experiments.provenance import command_record
 
-    report = {**measured, **command_record([f"python -m {module}", *argv])}
+    report = {**measured, **command_record(argv, program=f"python -m {module}")}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1) + "\n")
     print(json.dumps({key: report[key] for key in shown if key in report}))

@@ -196,7 +196,7 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
                "this_run_seconds": time.perf_counter() - start, "threads": 1, "workers": workers,
                "reproducible": "deals and bot seeds are; time-budgeted moves are not",
                "sample_commits": dict(Counter(str(done[i].get("commit", "not recorded")) for i in range(pairs))),
-               **command_record(["python -m gamut.experiments.studies.nn_ismcts_match", *sys.argv[1:]])}
+               **command_record(sys.argv[1:], program="python -m gamut.experiments.studies.nn_ismcts_match")}
     Path(f"{out}.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary
 
@@ -241,7 +241,7 @@ def speed(game_key: str, seconds: float, positions: int, seed: int, a_options: d
     summary = {"game": str(game), "options": opts, "positions": positions, "seed": seed,
                "iterations_per_second": {name: it / sec for name, (it, sec) in totals.items()},
                "search_seconds": {name: sec for name, (_, sec) in totals.items()},
-               **command_record(["python -m gamut.experiments.studies.nn_ismcts_match", *sys.argv[1:]])}
+               **command_record(sys.argv[1:], program="python -m gamut.experiments.studies.nn_ismcts_match")}
     Path(f"{out}.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary
 

@@ -159,7 +159,7 @@ def play(args) -> dict:
     done = _done_deals(out)
     the_deals = deals(args.seed, args.deals)
     jobs = [(d, the_deals[d]) for d in range(args.deals) if d not in done]
-    meta_path.write_text(json.dumps({**meta, "provenance": command_record([STUDY, *args.argv])}, indent=1) + "\n")
+    meta_path.write_text(json.dumps({**meta, "provenance": command_record(args.argv, program=STUDY)}, indent=1) + "\n")
     with out.open("a") as handle:
         if args.workers == 1:
             results = map(_play_deal, jobs)
@@ -205,7 +205,7 @@ def summary(args) -> dict:
                      "reference": reference_file, "reference_mean": ref.value,
                      "reference_ci95": [ref.ci95_low, ref.ci95_high], "paired_n": diff.n,
                      "minus_reference": diff.value, "minus_reference_ci95": [diff.ci95_low, diff.ci95_high]})
-    provenance = command_record([STUDY, *args.argv])
+    provenance = command_record(args.argv, program=STUDY)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text("".join(json.dumps({**row, "provenance": provenance}) + "\n" for row in rows))
     return {"out": args.out, "pairs": rows}
