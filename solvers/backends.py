@@ -89,7 +89,7 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _die_with_parent(parent: int) -> None:
+def die_with_parent(parent: int) -> None:
     """Worker initializer: end this worker as soon as ``parent`` (the run) is gone.
 
     On Linux the kernel sends SIGKILL when the parent dies (``PR_SET_PDEATHSIG``),
@@ -137,7 +137,7 @@ class LocalBackend:
         # Spawned workers start clean (no inherited threads or Numba state) and import what they need.
         context = multiprocessing.get_context("spawn")
         pool = ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)), mp_context=context,
-                                   initializer=_die_with_parent, initargs=(os.getpid(),))
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
         try:
             pending = {pool.submit(execute_trial, task) for task in tasks}
             while pending:

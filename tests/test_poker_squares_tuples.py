@@ -2,6 +2,11 @@
 its files, and the study that plays the search on it."""
 
 import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +19,9 @@ from gamut.solvers.poker_squares import tuples as T
 from gamut.solvers.poker_squares.crossline import load_weights
 from gamut.solvers.poker_squares.training import NAMED_SYSTEMS, load_values
 from tests.squares_states import reference_lines
+from tests.test_runner_reliability import descendants, running
 
+REPO = Path(__file__).resolve().parent.parent
 AMERICAN = NAMED_SYSTEMS["american"]
 CFG = K.make_config(1, False, False, AMERICAN)
 
@@ -228,3 +235,43 @@ def test_the_committed_residuals_load_over_the_committed_table_and_correction():
     for scoring in ("american", "english"):
         tuples = T.load_tuples(NAMED_SYSTEMS[scoring])
         assert tuples.shape == (T.NUM_TUPLES,) and np.isfinite(tuples).all() and np.count_nonzero(tuples) > 1000
+
+
+def test_the_summary_pairs_a_run_with_one_budget_of_the_lower_bound_trials(tmp_path, capsys):
+    run = tmp_path / "run.jsonl"
+    run.write_text("".join(json.dumps({"deal": d, "score": 100 + d}) + "\n" for d in range(3)))
+    trials = tmp_path / "trials.csv"
+    trials.write_text("scoring,seconds,deal,score\n" + "".join(
+        f"{scoring},{seconds},{d},{90 + d + (seconds == 30)}\n"
+        for scoring in ("american", "english") for seconds in (1.0, 30.0) for d in range(4)))
+    out = tmp_path / "summary.jsonl"
+    assert study.main(["summary", "--pair", str(run), f"{trials}:american:30", "--out", str(out)]) == 0
+    row = json.loads(out.read_text())
+    assert row["paired_n"] == 3 and row["minus_reference"] == pytest.approx(9.0)
+    assert study.main(["summary", "--pair", str(run), f"{trials}:american:5", "--out", str(out)]) == 2
+    assert "no american trials at 5 s" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
+def test_a_killed_run_leaves_no_worker_playing_on(tmp_path):
+    # Deals of full rollouts take a minute each: a worker that outlived the run would still be in one.
+    command = [sys.executable, "-m", "gamut.experiments.studies.poker_squares_tuples", "play", "--scoring",
+               "american", "--tuples", "none", "--deals", "2", "--depth", "25", "--simulations", "3000",
+               "--workers", "2", "--out", str(tmp_path / "killed.jsonl")]
+    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and process.poll() is None and len(descendants(process.pid)) < 2:
+            time.sleep(0.05)
+        time.sleep(5)  # the workers load the search and start their deals
+        workers = descendants(process.pid)
+        assert process.poll() is None and len(workers) >= 2, "the run must be killed while its workers play"
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    deadline = time.time() + 5
+    while running(workers) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not running(workers), "pool workers outlived the killed run"
+    assert not (tmp_path / "killed.jsonl").read_text()

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -92,6 +93,14 @@ def _warm_up(game, opts: dict) -> None:
 
 # One worker process's match: set by ``_start_worker``, read by ``_play_sample``.
 _WORKER: dict = {}
+
+
+def _start_pool_worker(parent: int, *init) -> None:
+    """Initializer of a pool's worker: end with the run (a killed run leaves no worker playing on), then start."""
+    from gamut.solvers.backends import die_with_parent
+
+    die_with_parent(parent)
+    _start_worker(*init)
 
 
 def _start_worker(game_string: str, game_key: str, opts: dict, a_name: str, b_name: str, seed: int) -> None:
@@ -167,7 +176,7 @@ def run(game_key: str, seconds: float, pairs: int, seed: int, a_options: dict, b
     else:
         import multiprocessing
 
-        pool = multiprocessing.get_context("fork").Pool(workers, _start_worker, init)
+        pool = multiprocessing.get_context("fork").Pool(workers, _start_pool_worker, (os.getpid(), *init))
         rows = pool.imap_unordered(_play_sample, todo)
     commit = git_commit()
     for row in rows:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -74,7 +75,11 @@ def collect(args) -> None:
     print(f"{len(firsts) - len(todo)} of {len(firsts)} chunks already written; playing {len(jobs)}", flush=True)
     start = time.time()
     if args.workers > 1:
-        with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
+        from gamut.solvers.backends import die_with_parent
+
+        # A killed run leaves no worker playing on.
+        with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn"), initializer=die_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
             for done, (first, name) in enumerate(pool.map(_chunk, jobs), 1):
                 print(f"[{done}/{len(jobs)}] {name} ({time.time() - start:.0f} s)", flush=True)
     else:

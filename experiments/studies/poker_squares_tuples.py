@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -71,6 +72,14 @@ def _load_search(scoring: str, tuples_file: str, opts: dict) -> None:
     _SEARCH.update(cfg=K.make_config(1, False, False, points), values=load_values(points),
                    weights=load_weights(points), opts=opts,
                    tuples=T.NO_TUPLES if tuples_file == "none" else T.load_tuples(points, tuples_file or None))
+
+
+def _start_worker(parent: int, scoring: str, tuples_file: str, opts: dict) -> None:
+    """Pool initializer: end with the run (a killed run leaves no worker playing on), then load the search."""
+    from gamut.solvers.backends import die_with_parent
+
+    die_with_parent(parent)
+    _load_search(scoring, tuples_file, opts)
 
 
 def _play_deal(job) -> dict:
@@ -167,7 +176,8 @@ def play(args) -> dict:
         else:
             from multiprocessing import get_context
 
-            pool = get_context("spawn").Pool(args.workers, _load_search, (args.scoring, args.tuples, opts))
+            pool = get_context("spawn").Pool(args.workers, _start_worker, (os.getpid(), args.scoring, args.tuples,
+                                                                            opts))
             results = pool.imap_unordered(_play_deal, jobs)
         try:
             for count, row in enumerate(results, 1):
@@ -181,7 +191,23 @@ def play(args) -> dict:
 
 
 def _scores(path: str) -> dict[int, float]:
-    """Deal -> score of a run's lines or of a ``gamut squares eval --save-scores`` file."""
+    """Deal -> score of a run's lines, of a ``gamut squares eval --save-scores`` file, or of one budget of the
+    lower-bound experiment's trials (``results/poker_squares_lower_bound/trials.csv:american:30``: the file,
+    the scoring and the budget in CPU seconds a game)."""
+    if ".csv:" in path:
+        import pandas as pd
+
+        file, scoring, seconds = path.rsplit(":", 2)
+        trials = pd.read_csv(file)
+        try:
+            chosen = trials[(trials["scoring"] == scoring) & (trials["seconds"] == float(seconds))]
+        except (KeyError, ValueError):
+            raise ValueError(f"{path}: a trials reference is FILE.csv:SCORING:SECONDS of a table with scoring, "
+                             "seconds, deal and score columns") from None
+        if chosen.empty:
+            raise ValueError(f"{file} holds no {scoring} trials at {seconds} s a game: it has "
+                             f"{sorted(set(zip(trials['scoring'], trials['seconds'])))}")
+        return dict(zip(chosen["deal"].astype(int), chosen["score"].astype(float)))
     text = Path(path).read_text()
     if path.endswith(".jsonl"):
         return {int(row["deal"]): float(row["score"]) for row in map(json.loads, text.splitlines())}
@@ -236,8 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="JSON-lines file of the deals' scores")
     p = sub.add_parser("summary", help="means and paired differences from a reference, with 95% intervals")
     p.add_argument("--pair", nargs=2, action="append", required=True, metavar=("RUN", "REFERENCE"),
-                   help="a play run's lines and the per-deal scores (.jsonl, or .json of gamut squares eval "
-                        "--save-scores) it is paired with; repeatable")
+                   help="a play run's lines and the per-deal scores (.jsonl, .json of gamut squares eval "
+                        "--save-scores, or TRIALS.csv:SCORING:SECONDS of the lower-bound experiment) it is "
+                        "paired with; repeatable")
     p.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     args.argv = argv
