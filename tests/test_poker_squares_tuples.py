@@ -2,7 +2,6 @@
 its files, and the study that plays the search on it."""
 
 import json
-import signal
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ from gamut.solvers.poker_squares import tuples as T
 from gamut.solvers.poker_squares.crossline import load_weights
 from gamut.solvers.poker_squares.training import NAMED_SYSTEMS, load_values
 from tests.squares_states import reference_lines
-from tests.test_runner_reliability import descendants, running
+from tests.test_runner_reliability import descendants, killed_on_exit, outlived
 
 REPO = Path(__file__).resolve().parent.parent
 AMERICAN = NAMED_SYSTEMS["american"]
@@ -260,18 +259,12 @@ def test_a_killed_run_leaves_no_worker_playing_on(tmp_path):
                "american", "--tuples", "none", "--deals", "2", "--depth", "25", "--simulations", "3000",
                "--workers", "2", "--out", str(tmp_path / "killed.jsonl")]
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+    with killed_on_exit(process):
         deadline = time.time() + 120
         while time.time() < deadline and process.poll() is None and len(descendants(process.pid)) < 2:
             time.sleep(0.05)
         time.sleep(5)  # the workers load the search and start their deals
         workers = descendants(process.pid)
         assert process.poll() is None and len(workers) >= 2, "the run must be killed while its workers play"
-    finally:
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-    deadline = time.time() + 5
-    while running(workers) and time.time() < deadline:
-        time.sleep(0.1)
-    assert not running(workers), "pool workers outlived the killed run"
+    assert not outlived(workers, 5), "pool workers outlived the killed run"
     assert not (tmp_path / "killed.jsonl").read_text()

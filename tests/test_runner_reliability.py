@@ -5,6 +5,7 @@ These tests use real processes: a real ``gamut run`` holding the lock, a real
 worker outlives the run.
 """
 
+import contextlib
 import json
 import os
 import signal
@@ -71,6 +72,24 @@ def running(pids: set[int]) -> set[int]:
     return {pid for pid in pids if pid in table and table[pid][1] not in ("Z", "X")}
 
 
+@contextlib.contextmanager
+def killed_on_exit(process: subprocess.Popen):
+    """Run the block, then SIGKILL ``process`` and reap it, whatever the block did."""
+    try:
+        yield process
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+
+
+def outlived(workers: set[int], seconds: float) -> set[int]:
+    """Which of ``workers`` (of a run just killed) still run after waiting up to ``seconds`` for them to end."""
+    deadline = time.time() + seconds
+    while running(workers) and time.time() < deadline:
+        time.sleep(0.1)
+    return running(workers)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
 def test_kill_9_of_a_rerun_keeps_the_published_results_refuses_a_second_writer_and_leaves_no_worker(
@@ -88,7 +107,7 @@ def test_kill_9_of_a_rerun_keeps_the_published_results_refuses_a_second_writer_a
         if journal.exists() and journal.read_text().count("\n") >= 1:
             break
         time.sleep(0.05)
-    try:
+    with killed_on_exit(process):
         # A second writer, while the first is alive, is refused and told who holds the folder.
         assert main(["run", TOY, "--config", str(config), "--workers", "1", "--out", str(tmp_path / "out"),
                      "--no-progress"]) == 2
@@ -96,13 +115,7 @@ def test_kill_9_of_a_rerun_keeps_the_published_results_refuses_a_second_writer_a
         assert f"being written by another run (pid {process.pid} on host" in err and "Traceback" not in err
         workers = descendants(process.pid)
         assert process.poll() is None and len(workers) >= 2, "the run must be killed while its workers work"
-    finally:
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-    deadline = time.time() + 30
-    while running(workers) and time.time() < deadline:
-        time.sleep(0.1)
-    assert not running(workers), "pool workers or the resource tracker outlived the killed run"
+    assert not outlived(workers, 30), "pool workers or the resource tracker outlived the killed run"
     assert snapshot(folder) == before, "a killed rerun changed the published results"
 
     # The next run takes over the dead run's lock, names it, and resumes its staging folder.
